@@ -1,0 +1,58 @@
+# pmem-zc: struct-page-backed persistent memory and zero-copy I/O from it.
+#
+#   make            build the test kernel, initramfs and the project's modules
+#   make demo       boot guests A and B and show pmem data reaching B
+#   make check      every test (host and two-guest); ends "N passed, N failed"
+#   make shell      an interactive shell in guest A (repository at /top)
+#   make bench      benchmarks on the kernel without debug options
+#   make clean      remove build products and results from the work tree
+#
+# Kernel trees, builds, ccache and initramfs live in $(PMEMZC_CACHE)
+# (default ~/.cache/pmem-zc), never in the repository.
+
+SHELL := /bin/bash
+FLAVOUR ?= test
+export PMEMZC_FLAVOUR := $(FLAVOUR)
+PMEMZC_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pmem-zc
+export PMEMZC_CACHE
+KDIR = $(PMEMZC_CACHE)/kernel-$(FLAVOUR)
+
+# out-of-tree modules built against the guest kernel
+MODULE_DIRS := net-tests/modules/warn_test
+
+.PHONY: all deps kernel initramfs modules check demo shell bench clean
+
+all: modules initramfs
+
+deps:
+	@vm/install-deps.sh
+
+kernel: deps
+	@vm/build-kernel.sh $(FLAVOUR)
+
+initramfs: kernel
+	@vm/build-initramfs.sh $(FLAVOUR)
+
+modules: kernel
+	@for d in $(MODULE_DIRS); do \
+		$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d modules || exit 1; \
+	done
+
+check: all
+	@net-tests/run
+
+demo: all
+	@vm/demo.sh
+
+shell: all
+	@vm/shell.sh
+
+bench:
+	@$(MAKE) --no-print-directory FLAVOUR=bench all
+	@PMEMZC_FLAVOUR=bench net-tests/bench/run
+
+clean:
+	@for d in $(MODULE_DIRS); do \
+		[ ! -e $(KDIR)/Makefile ] || $(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d clean; \
+	done
+	rm -rf results

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Build the guest kernel of one flavour (test|bench) in the cache.
+#
+#   vm/build-kernel.sh test|bench
+#
+# Source: Debian's linux-source-6.1 tarball, extracted once per patch series
+# into $PMEMZC_CACHE/src/<key>, with mm-export-patch/*.patch applied in order.
+# Config: tinyconfig + vm/config/base.config + vm/config/<flavour>.config,
+# merged by scripts/kconfig/merge_config.sh; every option of the fragments
+# must survive olddefconfig or the build stops.
+# Build: $PMEMZC_CACHE/build/<flavour>-<key> (O=), ccache, bzImage + modules.
+# The key is the content of the tarball name, patches, fragments and this
+# script: an unchanged second run only checks the stamp and rebuilds nothing.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+flavour=${1:-test}
+case $flavour in test|bench) ;; *) die "unknown flavour '$flavour' (test|bench)";; esac
+[ -r "$PMEMZC_KSRC_TAR" ] || die "$PMEMZC_KSRC_TAR missing: apt-get install linux-source-6.1"
+
+cfgdir=$PMEMZC_TOP/vm/config
+patches=()
+while IFS= read -r -d '' p; do patches+=("$p"); done < <(
+	find "$PMEMZC_TOP/mm-export-patch" -maxdepth 1 -name '[0-9]*.patch' -print0 2>/dev/null | sort -z)
+
+srckey=$( { echo "$(basename "$PMEMZC_KSRC_TAR") $(stat -c %s "$PMEMZC_KSRC_TAR")"
+	    for p in "${patches[@]}"; do sha256sum < "$p"; done; } | content_key)
+key=$( { echo "$srckey"; cat "$cfgdir/base.config" "$cfgdir/$flavour.config" "$0"; } | content_key)
+src=$PMEMZC_CACHE/src/linux-$srckey
+out=$PMEMZC_CACHE/build/$flavour-$key
+link=$PMEMZC_CACHE/kernel-$flavour
+
+if [ -e "$out/.pmemzc-done" ]; then
+	ln -sfn "$out" "$link"
+	say "$flavour kernel up to date: $out"
+	exit 0
+fi
+
+mkdir -p "$PMEMZC_CACHE/src" "$PMEMZC_CACHE/build" "$PMEMZC_CACHE/ccache"
+
+# --- source -------------------------------------------------------------
+if [ ! -e "$src/.pmemzc-done" ]; then
+	say "extracting $PMEMZC_KSRC_TAR into $src (${#patches[@]} patches)"
+	rm -rf "$src" "$src.tmp"
+	mkdir -p "$src.tmp"
+	tar -xf "$PMEMZC_KSRC_TAR" -C "$src.tmp" --strip-components=1
+	for p in "${patches[@]}"; do
+		say "applying $(basename "$p")"
+		git -C "$src.tmp" apply --whitespace=nowarn "$p" ||
+			die "patch $(basename "$p") does not apply to $(basename "$PMEMZC_KSRC_TAR")"
+	done
+	touch "$src.tmp/.pmemzc-done"
+	mv "$src.tmp" "$src"
+fi
+
+# --- config -------------------------------------------------------------
+export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
+export KBUILD_BUILD_USER=pmem-zc KBUILD_BUILD_HOST=guest
+export CCACHE_DIR=${CCACHE_DIR:-$PMEMZC_CACHE/ccache} CCACHE_BASEDIR=$PMEMZC_CACHE
+kmake=(make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" -j"$(nproc)")
+
+mkdir -p "$out"
+say "configuring $flavour kernel in $out"
+"${kmake[@]}" -s tinyconfig
+(cd "$out" && KCONFIG_CONFIG=.config "$src/scripts/kconfig/merge_config.sh" -m -O "$out" \
+	.config "$cfgdir/base.config" "$cfgdir/$flavour.config" >/dev/null)
+"${kmake[@]}" -s olddefconfig
+
+# Every line of the fragments, set or "is not set", must be in the result.
+missing=0
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*) want=$line; sym=${line%%=*} ;;
+	'# CONFIG_'*' is not set') sym=${line#\# }; sym=${sym%% *}; want="# $sym is not set" ;;
+	*) continue ;;
+	esac
+	if ! grep -qxF -- "$want" "$out/.config"; then
+		# an unset option may also vanish entirely when its dependencies are off
+		if [[ $want == '# '* ]] && ! grep -q "^$sym=" "$out/.config"; then continue; fi
+		say "config: '$want' did not survive olddefconfig (got: $(grep -E "^(# )?$sym[= ]" "$out/.config" || echo absent))"
+		missing=$((missing + 1))
+	fi
+done < <(cat "$cfgdir/base.config" "$cfgdir/$flavour.config")
+[ "$missing" -eq 0 ] || die "$missing config option(s) of the fragments were dropped; fix vm/config/"
+
+# --- build --------------------------------------------------------------
+say "building $flavour kernel (bzImage + modules, -j$(nproc), ccache)"
+start=$(date +%s)
+"${kmake[@]}" bzImage modules >"$out/build.log" 2>&1 || { tail -40 "$out/build.log" >&2; die "kernel build failed, log: $out/build.log"; }
+rm -rf "$out/modroot"
+"${kmake[@]}" -s INSTALL_MOD_PATH="$out/modroot" INSTALL_MOD_STRIP=1 modules_install >>"$out/build.log" 2>&1
+say "built in $(( $(date +%s) - start )) s"
+touch "$out/.pmemzc-done"
+ln -sfn "$out" "$link"

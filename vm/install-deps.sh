@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install the Debian packages listed in vm/packages.txt that are missing.
+# Idempotent and silent when everything is present.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+mapfile -t want < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PMEMZC_TOP/vm/packages.txt")
+missing=()
+for p in "${want[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+say "installing: ${missing[*]}"
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+${SUDO:-} apt-get update -qq
+${SUDO:-} apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,201 @@
+# shellcheck shell=bash
+# Host-side guest control, sourced by the test runner, tests and make targets.
+#
+#   vm_net_init                 set up the link (tap+bridge or socket fallback)
+#   vm_start ROLE DIR [JOB]     boot guest A or B; DIR is its 9p "work" share
+#   vm_wait ROLE DIR SECS       wait for it to power off; kill it after SECS
+#   vm_kill ROLE DIR [SIG]      stop it now (SIGKILL models a crash)
+#   vm_wait_file DIR FILE SECS  wait for a guest to create FILE in DIR
+#
+# Knobs (environment): PMEMZC_FLAVOUR (test|bench), PMEMZC_ACCEL (tcg|kvm,
+# probed when unset), PMEMZC_NET (tap|socket, tap when a private network
+# namespace exists), VM_MEM, VM_SMP, VM_NVDIMM_SIZE, VM_DISK_SIZE.
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+PMEMZC_FLAVOUR=${PMEMZC_FLAVOUR:-test}
+VM_MEM=${VM_MEM:-1G}
+VM_SMP=${VM_SMP:-1}
+VM_NVDIMM_SIZE=${VM_NVDIMM_SIZE:-512M}
+VM_NVDIMM_ADDR=${VM_NVDIMM_ADDR:-0x100000000}
+VM_DISK_SIZE=${VM_DISK_SIZE:-256M}
+VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-120}
+QEMU=${QEMU:-qemu-system-x86_64}
+
+# A free UDP port on 127.0.0.1, chosen at run time so that runs coexist.
+vm_free_udp_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		ss -Hlun "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# The link between the guests. Inside a private network namespace (the
+# runner enters one with unshare -n and sets PMEMZC_NETNS=1) it is a bridge
+# and two taps, named freely since the namespace is ours alone. Elsewhere it
+# is QEMU's socket netdev over UDP on 127.0.0.1, ports picked at run time.
+vm_net_init() {
+	if [ "${PMEMZC_NET:-}" != socket ] && [ "${PMEMZC_NETNS:-0}" = 1 ]; then
+		if ! ip link show pzbr0 >/dev/null 2>&1; then
+			ip link set lo up
+			ip link add pzbr0 type bridge
+			for r in A B; do
+				ip tuntap add dev "pztap$r" mode tap
+				ip link set "pztap$r" master pzbr0 up
+			done
+			ip link set pzbr0 up
+		fi
+		PMEMZC_NET=tap
+	else
+		PMEMZC_NET=socket
+		VM_PORT_A=${VM_PORT_A:-$(vm_free_udp_port)}
+		VM_PORT_B=${VM_PORT_B:-$(vm_free_udp_port)}
+	fi
+	export PMEMZC_NET VM_PORT_A VM_PORT_B
+}
+
+# Re-execute the calling script inside a network namespace of its own, so
+# the bridge and taps of vm_net_init exist only there and die with it.
+# Where no namespace can be made, stay and use the socket fallback.
+vm_enter_netns() {
+	[ -n "${PMEMZC_NETNS:-}" ] && return 0
+	if unshare -n true 2>/dev/null; then
+		exec unshare -n env PMEMZC_NETNS=1 "$@"
+	fi
+	export PMEMZC_NETNS=0
+	say "no private network namespace: guests linked by QEMU socket netdev on 127.0.0.1 (sends are copied)"
+}
+
+# KVM only where a guest really boots under it (on some hosts it hangs after
+# "Booting from ROM"): one bounded probe per host boot, remembered in the cache.
+vm_accel() {
+	[ -n "${PMEMZC_ACCEL:-}" ] && { echo "$PMEMZC_ACCEL"; return; }
+	local stamp log
+	stamp=$PMEMZC_CACHE/accel.$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)
+	if [ ! -e "$stamp" ]; then
+		local acc=tcg
+		if [ -w /dev/kvm ]; then
+			log=$(mktemp)
+			# no root: the kernel boots, panics and QEMU exits (-no-reboot)
+			timeout -s KILL 30 "$QEMU" -accel kvm -cpu kvm64 -m 256M -bios /usr/share/qemu/qboot.rom \
+				-kernel "$(kernel_dir "$PMEMZC_FLAVOUR")/arch/x86/boot/bzImage" \
+				-append "console=ttyS0 panic=-1" -display none \
+				-monitor none -serial "file:$log" -no-reboot >/dev/null 2>&1
+			grep -q 'Kernel panic' "$log" && acc=kvm
+			rm -f "$log"
+		fi
+		echo "$acc" > "$stamp"
+	fi
+	cat "$stamp"
+}
+
+vm_start() {
+	local role=$1 dir=$2 job=${3:-} kdir initrd accel cpu netdev mac
+	kdir=$(kernel_dir "$PMEMZC_FLAVOUR")
+	initrd=$PMEMZC_CACHE/initramfs-$PMEMZC_FLAVOUR.cpio
+	[ -e "$kdir/arch/x86/boot/bzImage" ] || die "no $PMEMZC_FLAVOUR kernel (make kernel)"
+	[ -e "$initrd" ] || die "no $PMEMZC_FLAVOUR initramfs (make initramfs)"
+	[ -n "${PMEMZC_NET:-}" ] || vm_net_init
+	accel=$(vm_accel)
+	cpu=max
+	[ "$accel" = kvm ] && cpu=kvm64
+	mkdir -p "$dir"
+	# keep the log of an earlier boot of this guest in the same test
+	if [ -e "$dir/$role.serial.log" ]; then
+		local i=1
+		while [ -e "$dir/$role.boot$i.serial.log" ]; do i=$((i + 1)); done
+		mv "$dir/$role.serial.log" "$dir/$role.boot$i.serial.log"
+	fi
+	rm -f "${job:+$dir/$job.rc}"
+
+	case $role in A) mac=52:54:00:77:00:01 ;; B) mac=52:54:00:77:00:02 ;; *) die "role $role";; esac
+	if [ "$PMEMZC_NET" = tap ]; then
+		netdev="tap,id=n0,ifname=pztap$role,script=no,downscript=no"
+	elif [ "$role" = A ]; then
+		netdev="socket,id=n0,udp=127.0.0.1:$VM_PORT_B,localaddr=127.0.0.1:$VM_PORT_A"
+	else
+		netdev="socket,id=n0,udp=127.0.0.1:$VM_PORT_A,localaddr=127.0.0.1:$VM_PORT_B"
+	fi
+
+	local args=(
+		-machine pc,nvdimm=on -accel "$accel" -cpu "$cpu" -smp "$VM_SMP"
+		-m "$VM_MEM,slots=2,maxmem=8G" -bios /usr/share/qemu/qboot.rom
+		-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd"
+		-append "console=ttyS0 panic=-1 loglevel=6 pmemzc.role=$role${job:+ pmemzc.job=$job} ${VM_APPEND:-}"
+		-display none -no-reboot
+		-virtfs "local,path=$dir,mount_tag=work,security_model=none,id=work"
+		-virtfs "local,path=$PMEMZC_TOP,mount_tag=top,security_model=none,readonly=on,id=top"
+		-netdev "$netdev" -device "virtio-net-pci,netdev=n0,mac=$mac"
+	)
+	if [ "$role" = A ]; then
+		local nv=${VM_NVDIMM:-$dir/nvdimm.img} disk=${VM_DISK_A:-$dir/scratch.img}
+		[ -e "$nv" ] || truncate -s "$VM_NVDIMM_SIZE" "$nv"
+		[ -e "$disk" ] || truncate -s "$VM_DISK_SIZE" "$disk"
+		args+=(-object "memory-backend-file,id=nvmem0,share=on,mem-path=$nv,size=$VM_NVDIMM_SIZE"
+		       -device "nvdimm,id=nvdimm0,memdev=nvmem0,addr=$VM_NVDIMM_ADDR"
+		       -drive "file=$disk,format=raw,if=virtio,cache=unsafe")
+	else
+		local disk=${VM_DISK_B:-$dir/peer.img}
+		[ -e "$disk" ] || truncate -s "$VM_DISK_SIZE" "$disk"
+		args+=(-drive "file=$disk,format=raw,if=virtio,cache=unsafe")
+	fi
+	if [ "${VM_INTERACTIVE:-0}" = 1 ]; then
+		# console on the terminal (Ctrl-A X quits QEMU), logged as well
+		args+=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$dir/$role.serial.log"
+		       -serial chardev:con -mon chardev=con,mode=readline)
+		"$QEMU" "${args[@]}"
+		return
+	fi
+	args+=(-monitor none -serial "file:$dir/$role.serial.log")
+	printf '%q ' "$QEMU" "${args[@]}" > "$dir/$role.cmdline"
+	"$QEMU" "${args[@]}" >"$dir/$role.qemu.log" 2>&1 &
+	echo $! > "$dir/$role.pid"
+}
+
+vm_pid() { cat "$2/$1.pid" 2>/dev/null; }
+vm_alive() { local p; p=$(vm_pid "$1" "$2") && kill -0 "$p" 2>/dev/null; }
+
+# Wait for guest ROLE to exit; a guest still running after SECS is killed
+# and reported. Returns the guest job's exit status (from DIR/JOB.rc) when
+# there was a job, 124 on timeout, 125 when the guest died without one.
+vm_wait() {
+	local role=$1 dir=$2 secs=$3 job=${4:-} t=0
+	while vm_alive "$role" "$dir"; do
+		if [ "$t" -ge $((secs * 10)) ]; then
+			say "guest $role still running after ${secs}s: killed"
+			vm_kill "$role" "$dir" KILL
+			return 124
+		fi
+		sleep 0.1; t=$((t + 1))
+	done
+	wait "$(vm_pid "$role" "$dir")" 2>/dev/null || true
+	[ -n "$job" ] || return 0
+	[ -s "$dir/$job.rc" ] || { say "guest $role ended without finishing $job"; return 125; }
+	return "$(cat "$dir/$job.rc")"
+}
+
+vm_kill() {
+	local p
+	p=$(vm_pid "$1" "$2") || return 0
+	kill -"${3:-TERM}" "$p" 2>/dev/null || true
+	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
+}
+
+vm_wait_file() {
+	local dir=$1 file=$2 secs=$3 t=0
+	until [ -e "$dir/$file" ]; do
+		[ "$t" -ge $((secs * 10)) ] && { say "timeout after ${secs}s waiting for $file"; return 124; }
+		sleep 0.1; t=$((t + 1))
+	done
+}
+
+# Run JOB (a script in DIR) in guest ROLE and wait for it: one call for the
+# single-guest case.
+vm_run() {
+	local role=$1 dir=$2 job=$3 secs=${4:-$VM_BOOT_TIMEOUT}
+	vm_start "$role" "$dir" "$job"
+	vm_wait "$role" "$dir" "$secs" "$job"
+}
