@@ -5,6 +5,7 @@
 #   make check      every test (host and two-guest); ends "N passed, N failed"
 #   make shell      an interactive shell in guest A (repository at /top)
 #   make bench      benchmarks on the kernel without debug options
+#   make fuzz       fuzz prd's map= parser (FUZZ_SECONDS=60, ASan+UBSan)
 #   make clean      remove build products and results from the work tree
 #
 # Kernel trees, builds, ccache and initramfs live in $(PMEMZC_CACHE)
@@ -20,7 +21,7 @@ KDIR = $(PMEMZC_CACHE)/kernel-$(FLAVOUR)
 # out-of-tree modules built against the guest kernel
 MODULE_DIRS := net-tests/modules/warn_test
 
-.PHONY: all deps kernel initramfs modules check demo shell bench clean
+.PHONY: all deps kernel initramfs modules check demo shell bench fuzz clean
 
 all: modules initramfs
 
@@ -50,6 +51,9 @@ shell: all
 bench:
 	@$(MAKE) --no-print-directory FLAVOUR=bench all
 	@PMEMZC_FLAVOUR=bench net-tests/bench/run
+
+fuzz:
+	@$(MAKE) --no-print-directory -C pmem-driver/tests fuzz
 
 clean:
 	@for d in $(MODULE_DIRS); do \

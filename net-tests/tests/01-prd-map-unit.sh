@@ -1,0 +1,12 @@
+# Host only: unit tests of prd's map= parser (pmem-driver/prd_map.c, the
+# same file that is built into prd.ko), under ASan and UBSan.
+TEST_TIMEOUT=120
+
+test_run() {
+	make -s -C "$PMEMZC_TOP/pmem-driver/tests" check > "$T/unit.tap" 2>&1
+	local rc=$?
+	cat "$T/unit.tap"
+	grep -q '^not ok' "$T/unit.tap" && return 1
+	[ $rc -eq 0 ] || return 1
+	echo "# $(grep -c '^ok' "$T/unit.tap") parser unit tests passed"
+}
