@@ -19,7 +19,7 @@ kdir=$(kernel_dir "$flavour")
 
 TOOLS=(iperf3 socat nbd-client nbd-server fio ndctl daxctl mke2fs mkfs.ext4
        e2fsck dumpe2fs filefrag sfdisk)
-PKGS=(iperf3 socat nbd-client nbd-server fio ndctl e2fsprogs fdisk busybox-static)
+PKGS=(iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk busybox-static)
 
 key=$( { basename "$kdir"; dpkg-query -W "${PKGS[@]}"; echo "${TOOLS[*]}";
 	 cat "$0" "$PMEMZC_TOP/vm/guest/init"; } | content_key)
@@ -30,7 +30,8 @@ if [ -e "$out" ]; then
 	exit 0
 fi
 
-stage=$(mktemp -d "$PMEMZC_CACHE/initramfs-stage.XXXXXX")
+mkdir -p "$PMEMZC_CACHE/initramfs"
+stage=$(mktemp -d "$PMEMZC_CACHE/initramfs/stage.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 cd "$stage"
 mkdir -p usr/bin usr/sbin usr/lib usr/lib64 etc proc sys dev tmp run root \

@@ -14,5 +14,9 @@ done
 say "installing: ${missing[*]}"
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
-${SUDO:-} apt-get update -qq
-${SUDO:-} apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+log=$(mktemp)
+if ! { ${SUDO:-} apt-get update -qq && ${SUDO:-} apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+	cat "$log" >&2; rm -f "$log"
+	die "apt-get failed"
+fi
+rm -f "$log"

@@ -36,9 +36,9 @@ vm_free_udp_port() {
 # and two taps, named freely since the namespace is ours alone. Elsewhere it
 # is QEMU's socket netdev over UDP on 127.0.0.1, ports picked at run time.
 vm_net_init() {
+	[ "${PMEMZC_NETNS:-0}" = 1 ] && ip link set lo up
 	if [ "${PMEMZC_NET:-}" != socket ] && [ "${PMEMZC_NETNS:-0}" = 1 ]; then
 		if ! ip link show pzbr0 >/dev/null 2>&1; then
-			ip link set lo up
 			ip link add pzbr0 type bridge
 			for r in A B; do
 				ip tuntap add dev "pztap$r" mode tap
@@ -119,11 +119,11 @@ vm_start() {
 	fi
 
 	local args=(
-		-machine pc,nvdimm=on -accel "$accel" -cpu "$cpu" -smp "$VM_SMP"
+		-machine "${VM_MACHINE:-q35},nvdimm=on" -accel "$accel" -cpu "$cpu" -smp "$VM_SMP"
 		-m "$VM_MEM,slots=2,maxmem=8G" -bios /usr/share/qemu/qboot.rom
 		-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd"
 		-append "console=ttyS0 panic=-1 loglevel=6 pmemzc.role=$role${job:+ pmemzc.job=$job} ${VM_APPEND:-}"
-		-display none -no-reboot
+		-display none -nodefaults -no-reboot
 		-virtfs "local,path=$dir,mount_tag=work,security_model=none,id=work"
 		-virtfs "local,path=$PMEMZC_TOP,mount_tag=top,security_model=none,readonly=on,id=top"
 		-netdev "$netdev" -device "virtio-net-pci,netdev=n0,mac=$mac"

@@ -6,7 +6,7 @@ test_run() {
 	local out=$T/inner.tap rc
 	"$PMEMZC_TOP/net-tests/run" --suite selftest --results "$T/inner" > "$out" 2>&1
 	rc=$?
-	cat "$out"
+	sed "s/^/    /" "$out"
 	[ $rc -ne 0 ] || { echo "inner runner exited 0 despite the WARN"; return 1; }
 	grep -qx '0 passed, 1 failed' "$out" || { echo "inner summary wrong"; return 1; }
 	grep -q '^  # kernel splat: A.serial.log: .*WARNING: CPU: .*warn_test' "$out" ||
