@@ -19,11 +19,11 @@ export PMEMZC_CACHE
 KDIR = $(PMEMZC_CACHE)/kernel-$(FLAVOUR)
 
 # out-of-tree modules built against the guest kernel
-MODULE_DIRS := net-tests/modules/warn_test
+MODULE_DIRS := pmem-driver pmem-zc-demo/module net-tests/modules/warn_test
 
-.PHONY: all deps kernel initramfs modules check demo shell bench fuzz clean
+.PHONY: all deps kernel initramfs modules tools check demo shell bench fuzz clean
 
-all: modules initramfs
+all: modules initramfs tools
 
 deps:
 	@vm/install-deps.sh
@@ -38,6 +38,10 @@ modules: kernel
 	@for d in $(MODULE_DIRS); do \
 		$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d modules || exit 1; \
 	done
+
+# static guest-side test tools (gup_test from the kernel tree, ...)
+tools: kernel
+	@$(MAKE) -s -C net-tests/tools KSRC=$$(readlink -f $(KDIR)/source)
 
 check: all
 	@net-tests/run

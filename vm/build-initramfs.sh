@@ -17,9 +17,9 @@ flavour=${1:-test}
 kdir=$(kernel_dir "$flavour")
 [ -e "$kdir/.pmemzc-done" ] || die "no $flavour kernel: run vm/build-kernel.sh $flavour"
 
-TOOLS=(iperf3 socat nbd-client nbd-server fio ndctl daxctl mke2fs mkfs.ext4
+TOOLS=(dd iperf3 socat nbd-client nbd-server fio ndctl daxctl mke2fs mkfs.ext4
        e2fsck dumpe2fs filefrag sfdisk)
-PKGS=(iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk busybox-static)
+PKGS=(coreutils iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk busybox-static)
 
 key=$( { basename "$kdir"; dpkg-query -W "${PKGS[@]}"; echo "${TOOLS[*]}";
 	 cat "$0" "$PMEMZC_TOP/vm/guest/init"; } | content_key)

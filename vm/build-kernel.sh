@@ -21,7 +21,8 @@ case $flavour in test|bench) ;; *) die "unknown flavour '$flavour' (test|bench)"
 cfgdir=$PMEMZC_TOP/vm/config
 patches=()
 while IFS= read -r -d '' p; do patches+=("$p"); done < <(
-	find "$PMEMZC_TOP/mm-export-patch" -maxdepth 1 -name '[0-9]*.patch' -print0 2>/dev/null | sort -z)
+	find "$PMEMZC_TOP/mm-export-patch" -maxdepth 1 -name '[0-9]*.patch' \
+		! -name '*cover-letter*' -print0 2>/dev/null | sort -z)
 
 srckey=$( { echo "$(basename "$PMEMZC_KSRC_TAR") $(stat -c %s "$PMEMZC_KSRC_TAR")"
 	    for p in "${patches[@]}"; do sha256sum < "$p"; done; } | content_key)

@@ -18,3 +18,28 @@ wait_for() {
 wait_work() { wait_for "$2" test -e "/work/$1"; }
 
 fail() { echo "FAIL: $*"; exit 1; }
+
+# Data checks on block devices (coreutils dd, byte offsets, O_DIRECT).
+# put DEV OFF LEN [FLAGS]: write LEN random bytes at OFF, echo their SHA
+#   and, when $MANIFEST is set, append "DEV OFF LEN SHA" to it
+put() {
+	head -c "$3" /dev/urandom > /tmp/put.$$ || return 1
+	dd if=/tmp/put.$$ of="$1" bs=1M oflag=seek_bytes,direct${4:+,$4} seek="$2" \
+		conv=notrunc status=none || { rm -f /tmp/put.$$; return 1; }
+	s=$(sha256sum < /tmp/put.$$ | cut -d' ' -f1)
+	rm -f /tmp/put.$$
+	[ -z "$MANIFEST" ] || echo "$1 $2 $3 $s" >> "$MANIFEST"
+	echo "$s"
+}
+# get DEV OFF LEN [FLAGS]: echo the SHA of LEN bytes at OFF
+get() {
+	dd if="$1" bs=1M iflag=skip_bytes,count_bytes${4:+,$4} skip="$2" count="$3" \
+		status=none | sha256sum | cut -d' ' -f1
+}
+# put then get back with O_DIRECT, and once more through the page cache
+putget() {
+	w=$(put "$@") || fail "write $*"
+	[ "$(get "$1" "$2" "$3" direct)" = "$w" ] || fail "read back (direct) $*"
+	echo 3 > /proc/sys/vm/drop_caches
+	[ "$(get "$1" "$2" "$3")" = "$w" ] || fail "read back (buffered) $*"
+}

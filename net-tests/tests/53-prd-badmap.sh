@@ -1,0 +1,93 @@
+# Every class of bad map= (and bad companion parameters) is refused with
+# an errno and one pr_err line naming the problem; a refused load leaves
+# nothing behind and a good load works right after it.
+TEST_TIMEOUT=600
+
+test_run() {
+	cat > "$T/A.job" <<'JOB'
+. /top/vm/guest/lib.sh
+P=/top/pmem-driver/prd.ko
+set -f
+# a resource some driver already holds: the first virtio BAR
+bar=$(awk -F'[- ]+' '/virtio-pci-modern/ {print $2; exit}' /proc/iomem)
+[ -n "$bar" ] || fail "no virtio BAR in /proc/iomem"
+n=0 bad=0
+while IFS='|' read -r args errno want; do
+	case $args in ''|'#'*) continue ;; esac
+	args=$(echo "$args" | sed -e "s/BAR/0x$bar/" -e 's/^NOARGS$//')
+	n=$((n + 1))
+	dmesg -c > /dev/null
+	if insmod $P $args 2>/tmp/err; then
+		echo "not ok $n - '$args' was accepted"; bad=1; rmmod prd; continue
+	fi
+	msgs=$(dmesg | grep -c 'prd: ')
+	line=$(dmesg | grep 'prd: ' | tail -1 | sed 's/^\[[^]]*\] //')
+	if ! grep -q "$errno" /tmp/err; then
+		echo "not ok $n - '$args': insmod said '$(cat /tmp/err)', expected $errno"; bad=1
+	elif ! echo "$line" | grep -qF -- "$want"; then
+		echo "not ok $n - '$args': message '$line', expected '$want'"; bad=1
+	elif [ "$msgs" != 1 ]; then
+		echo "not ok $n - '$args': $msgs prd lines, expected one"; dmesg | grep 'prd: '; bad=1
+	elif lsmod | grep -q '^prd ' || ls /sys/block | grep -q pmem || grep -q ': prd$' /proc/iomem; then
+		echo "not ok $n - '$args': something left behind"; bad=1
+	else
+		echo "ok $n - '$args' -> $line"
+	fi
+done <<'CASES'
+# parser: map= itself
+NOARGS|Invalid argument|missing map
+map=|Invalid argument|missing map
+map=,|Invalid argument|map element 0 is empty
+map=4K@4G,|Invalid argument|map element 1 is empty
+map=,4K@4G|Invalid argument|map element 0 is empty
+map=4K@4G,,8K@5G|Invalid argument|map element 1 is empty
+map=@4G|Invalid argument|size is not a number
+map=K@4G|Invalid argument|size is not a number
+map=4K@|Invalid argument|start is not a number
+map=4K@G|Invalid argument|start is not a number
+map=4KB@4G|Invalid argument|size has bad suffix "KB"
+map=4K@4GiB|Invalid argument|start has bad suffix "GiB"
+map=4K|Invalid argument|missing '$' or '@' and start after size
+map=4K#4G|Invalid argument|expected '$' or '@' after size
+map=4K@4G@8G|Invalid argument|trailing garbage "@8G" after start
+map=0@4G|Invalid argument|size is zero
+map=0K$4G|Invalid argument|size is zero
+map=4097@4G|Invalid argument|size 0x1001 is not aligned to 4 KiB
+map=4K@0x100000800|Invalid argument|start 0x100000800 is not aligned to 4 KiB
+map=99999999999999999999@4G|Invalid argument|size overflows 64 bits
+map=4K@17E|Invalid argument|start overflows 64 bits
+map=16E@0|Invalid argument|size overflows 64 bits
+map=8K@0xfffffffffffff000|Invalid argument|overflows 64 bits
+map=4K@4G,4K@4G|Invalid argument|overlaps map element 0
+map=1G@4G,4K@0x120000000|Invalid argument|overlaps map element 0
+map=4K@4G,4K@5G,4K@6G,4K@7G,4K@8G,4K@9G,4K@10G,4K@11G,4K@12G,4K@13G,4K@14G,4K@15G,4K@16G,4K@17G,4K@18G,4K@19G,4K@20G|Invalid argument|too many regions, at most 16
+# page modes need coarser alignment
+map=4K@4G pages=devmap|Invalid argument|is not aligned to 2 MiB
+map=2M@4G pages=sparse|Invalid argument|is not aligned to 128 MiB
+map=1M@0x100100000 pages=devmap|Invalid argument|is not aligned to 2 MiB
+# the driver: what the region is
+map=4K@0x100000|Invalid argument|touches System RAM
+map=1G@0|Invalid argument|touches System RAM
+map=4K@BAR|Device or resource busy|is already claimed
+map=4K@0xfffffffffff000|Invalid argument|beyond the physical address space
+# companion parameters
+map=4K@4G pages=foo|Invalid argument|pages=foo: expected none, sparse or devmap
+map=2M@4G memmap=disk pages=devmap|Invalid argument|memmap=disk: expected ram or dev
+map=4K@4G memmap=dev|Invalid argument|memmap=dev needs pages=devmap
+map=4K@4G prefix=a/b|Invalid argument|prefix=a/b: expected
+map=4K@4G prefix=|Invalid argument|prefix=: expected
+CASES
+echo "$n refusals checked"
+[ $bad = 0 ] || fail "some bad parameters were not refused as expected"
+[ $n -ge 30 ] || fail "only $n cases"
+
+# right after all that, a good load works and unloads
+insmod $P map=256M@4G,128M@0x110000000 || fail "good load after refusals"
+test -b /dev/pmem0 && test -b /dev/pmem1 || fail "no disks after good load"
+rmmod prd || fail "rmmod"
+echo "good load after $n refusals: ok"
+echo "$n" > /work/refused
+JOB
+	vm_run A "$T" A.job 500 || return 1
+	echo "# $(cat "$T/refused") bad parameter sets refused, each with one message, then a good load"
+}

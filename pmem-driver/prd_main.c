@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prd - Persistent memory block driver
+ *
+ * One block device (pmemN) per region of the map= parameter, each a range
+ * of physical memory that is not System RAM, such as an NVDIMM the firmware
+ * describes but no other driver claims. Bio and rw_page I/O, a getgeo that
+ * keeps fdisk out of the way, partitions, a DAX device, and struct pages in
+ * one of three page modes (prd_pages.c).
+ *
+ * Durability: writes go to the persistence domain with memcpy_flushcache()
+ * (non-temporal stores, cache write-back of unaligned edges). A REQ_PREFLUSH
+ * or REQ_FUA bio is completed only after a store fence (wmb(), sfence on
+ * x86), so every write completed before it is durable when it completes.
+ *
+ * Port to Linux 6.1 of the 2014 RFC by Ross Zwisler, Boaz Harrosh and
+ * Yigal Korman ("pmem: Support for struct page with Persistent Memory
+ * storage").
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/dax.h>
+#include <linux/delay.h>
+#include <linux/hdreg.h>
+#include <linux/highmem.h>
+#include <linux/ioport.h>
+#include <linux/memory_hotplug.h>
+#include <linux/module.h>
+#include <linux/pagemap.h>
+#include <linux/pfn_t.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include <linux/uio.h>
+#include "prd_dev.h"
+#include "prd_map.h"
+
+#define PRD_WAIT_REPORT_SECS	10
+
+static char *map;
+module_param(map, charp, 0444);
+MODULE_PARM_DESC(map, "Regions, one disk each: map=mapS[,mapS...], mapS=nn[KMGTPE]$ss[KMGTPE] or nn[KMGTPE]@ss[KMGTPE] (nn size, ss physical start; aligned to 4 KiB, 2 MiB for pages=devmap, a memory section, 128 MiB on x86_64, for pages=sparse)");
+
+static char *pages = "none";
+module_param(pages, charp, 0444);
+MODULE_PARM_DESC(pages, "Struct pages for the memory: none (2014 baseline), sparse (the RFC's sections, needs mm-export-patch) or devmap (ZONE_DEVICE, memremap_pages)");
+
+static char *memmap = "ram";
+module_param(memmap, charp, 0444);
+MODULE_PARM_DESC(memmap, "Where the memmap of pages=devmap lives: ram, or dev (in the head of each region, which shrinks the disk)");
+
+static char *prefix = "pmem";
+module_param(prefix, charp, 0444);
+MODULE_PARM_DESC(prefix, "Disk name prefix (pmem gives pmem0, pmem1...); change it to load beside upstream's nd_pmem");
+
+static struct prd_device *prd_devs[PRD_MAP_MAX];
+static unsigned int prd_nr;
+
+static const char * const prd_mode_names[] = {
+	[PRD_PAGES_NONE] = "none",
+	[PRD_PAGES_SPARSE] = "sparse",
+	[PRD_PAGES_DEVMAP] = "devmap",
+};
+
+/*
+ * Alignment of map= regions per mode: pages, ZONE_DEVICE subsections,
+ * memory sections (arch_add_memory() works a section at a time).
+ */
+static const u64 prd_align[] = {
+	[PRD_PAGES_NONE] = SZ_4K,
+	[PRD_PAGES_SPARSE] = PAGES_PER_SECTION << PAGE_SHIFT,
+	[PRD_PAGES_DEVMAP] = SZ_2M,
+};
+
+/* the one lookup helper: disk sector to kernel address */
+static void *prd_addr(struct prd_device *prd, sector_t sector)
+{
+	return prd->virt_addr + prd->data_offset + ((u64)sector << SECTOR_SHIFT);
+}
+
+static void prd_write(struct prd_device *prd, struct page *page,
+		      unsigned int off, sector_t sector, unsigned int len)
+{
+	void *dst = prd_addr(prd, sector);
+	unsigned int chunk;
+	void *mem;
+
+	flush_dcache_page(page);
+	while (len) {
+		page += off >> PAGE_SHIFT;
+		off &= ~PAGE_MASK;
+		chunk = min_t(unsigned int, len, PAGE_SIZE - off);
+		mem = kmap_local_page(page);
+		memcpy_flushcache(dst, mem + off, chunk);
+		kunmap_local(mem);
+		len -= chunk;
+		dst += chunk;
+		off += chunk;
+	}
+}
+
+static blk_status_t prd_read(struct prd_device *prd, struct page *page,
+			     unsigned int off, sector_t sector, unsigned int len)
+{
+	void *src = prd_addr(prd, sector);
+	unsigned long rem;
+	unsigned int chunk;
+	void *mem;
+
+	while (len) {
+		page += off >> PAGE_SHIFT;
+		off &= ~PAGE_MASK;
+		chunk = min_t(unsigned int, len, PAGE_SIZE - off);
+		mem = kmap_local_page(page);
+		rem = copy_mc_to_kernel(mem + off, src, chunk);
+		kunmap_local(mem);
+		flush_dcache_page(page);
+		if (rem)
+			return BLK_STS_IOERR;
+		len -= chunk;
+		src += chunk;
+		off += chunk;
+	}
+	return BLK_STS_OK;
+}
+
+/*
+ * Order the non-temporal stores of memcpy_flushcache() before the
+ * completion of a flush or FUA: once it completes, everything written
+ * before it has reached the persistence domain.
+ */
+static void prd_fence(void)
+{
+	wmb(); /* sfence: drains the write-combining buffers of movnt */
+}
+
+static void prd_submit_bio(struct bio *bio)
+{
+	struct prd_device *prd = bio->bi_bdev->bd_disk->private_data;
+	bool write = op_is_write(bio_op(bio));
+	struct bvec_iter iter;
+	struct bio_vec bvec;
+	unsigned long start;
+
+	if (bio_end_sector(bio) > get_capacity(bio->bi_bdev->bd_disk)) {
+		bio_io_error(bio);
+		return;
+	}
+	if (bio->bi_opf & REQ_PREFLUSH)
+		prd_fence();
+
+	start = bio_start_io_acct(bio);
+	bio_for_each_segment(bvec, bio, iter) {
+		if (write) {
+			prd_write(prd, bvec.bv_page, bvec.bv_offset,
+				  iter.bi_sector, bvec.bv_len);
+		} else if (prd_read(prd, bvec.bv_page, bvec.bv_offset,
+				    iter.bi_sector, bvec.bv_len)) {
+			bio->bi_status = BLK_STS_IOERR;
+			break;
+		}
+	}
+	if (write && (bio->bi_opf & REQ_FUA))
+		prd_fence();
+	bio_end_io_acct(bio, start);
+	bio_endio(bio);
+}
+
+static int prd_rw_page(struct block_device *bdev, sector_t sector,
+		       struct page *page, enum req_op op)
+{
+	struct prd_device *prd = bdev->bd_disk->private_data;
+	unsigned int len = thp_size(page);
+
+	if (sector + (len >> SECTOR_SHIFT) > get_capacity(bdev->bd_disk))
+		return -EIO;
+	if (op_is_write(op)) {
+		prd_write(prd, page, 0, sector, len);
+	} else if (prd_read(prd, page, 0, sector, len)) {
+		/* the core retries by bio on error: no page_endio() here */
+		return -EIO;
+	}
+	page_endio(page, op_is_write(op), 0);
+	return 0;
+}
+
+/*
+ * All ones, as RFC 4/9 argues: fdisk's geometry arithmetic then gets out
+ * of the way, and 4 KiB physical blocks make it align partitions on 4 KiB
+ * (which direct access needs). hd_geometry's cylinders is a short, so a
+ * real geometry would overflow beyond 64 GiB anyway.
+ */
+static int prd_getgeo(struct block_device *bdev, struct hd_geometry *geo)
+{
+	geo->heads = 1;
+	geo->sectors = 1;
+	geo->cylinders = 1;
+	return 0;
+}
+
+static const struct block_device_operations prd_fops = {
+	.owner =	THIS_MODULE,
+	.submit_bio =	prd_submit_bio,
+	.rw_page =	prd_rw_page,
+	.getgeo =	prd_getgeo,
+};
+
+static long prd_dax_direct_access(struct dax_device *dax_dev, pgoff_t pgoff,
+				  long nr_pages, enum dax_access_mode mode,
+				  void **kaddr, pfn_t *pfn)
+{
+	struct prd_device *prd = dax_get_private(dax_dev);
+	u64 offset = PFN_PHYS(pgoff) + prd->data_offset;
+
+	if (offset >= prd->size)
+		return -ERANGE;
+	if (kaddr)
+		*kaddr = prd->virt_addr + offset;
+	if (pfn)
+		*pfn = phys_to_pfn_t(prd->phys_addr + offset, prd->pfn_flags);
+	return PHYS_PFN(prd->size - offset);
+}
+
+static int prd_dax_zero_page_range(struct dax_device *dax_dev, pgoff_t pgoff,
+				   size_t nr_pages)
+{
+	struct prd_device *prd = dax_get_private(dax_dev);
+	sector_t sector = PFN_PHYS(pgoff) >> SECTOR_SHIFT;
+
+	if (PFN_PHYS(pgoff + nr_pages) > prd->size - prd->data_offset)
+		return -ERANGE;
+	for (; nr_pages; nr_pages--, sector += PAGE_SECTORS)
+		prd_write(prd, ZERO_PAGE(0), 0, sector, PAGE_SIZE);
+	return 0;
+}
+
+static const struct dax_operations prd_dax_ops = {
+	.direct_access =	prd_dax_direct_access,
+	.zero_page_range =	prd_dax_zero_page_range,
+};
+
+/**
+ * prd_direct_access - direct access to the bytes of a prd disk or partition
+ * @bdev: a prd disk or one of its partitions, held open by the caller
+ * @sector: 512-byte sector relative to @bdev, a multiple of PAGE_SIZE / 512
+ * @kaddr: set to the kernel address of @sector
+ * @pfn: set to the pfn of @sector; it has a struct page (pfn_valid()) unless
+ *	the disk was loaded with pages=none, see prd_page_mode()
+ * @size: bytes the caller wants, > 0
+ *
+ * The contract of the 2014 RFC's bdev_direct_access(). The address and pfn
+ * stay valid while @bdev is open; pages the caller hands on (get_page())
+ * keep the region mapped until their last reference is dropped.
+ *
+ * Return: bytes available at @kaddr, at most @size; -ENODEV when @bdev is
+ * not a prd disk, -EINVAL for a bad @sector alignment or @size, -ERANGE
+ * when @sector is at or beyond the end of @bdev.
+ */
+long prd_direct_access(struct block_device *bdev, sector_t sector,
+		       void **kaddr, unsigned long *pfn, long size)
+{
+	struct prd_device *prd;
+	sector_t nr = bdev_nr_sectors(bdev);
+	u64 offset;
+
+	if (bdev->bd_disk->fops != &prd_fops)
+		return -ENODEV;
+	if (size <= 0 || sector & (PAGE_SECTORS - 1))
+		return -EINVAL;
+	if (sector >= nr)
+		return -ERANGE;
+
+	prd = bdev->bd_disk->private_data;
+	offset = (u64)(get_start_sect(bdev) + sector) << SECTOR_SHIFT;
+	*kaddr = prd_addr(prd, offset >> SECTOR_SHIFT);
+	*pfn = PHYS_PFN(prd->phys_addr + prd->data_offset + offset);
+	return min_t(u64, size, (u64)(nr - sector) << SECTOR_SHIFT);
+}
+EXPORT_SYMBOL_GPL(prd_direct_access);
+
+/**
+ * prd_page_mode - page mode of the prd disk under @bdev
+ * @bdev: a prd disk or partition, held open by the caller
+ *
+ * Return: an enum prd_page_mode, or -ENODEV when @bdev is not a prd disk.
+ */
+int prd_page_mode(struct block_device *bdev)
+{
+	struct prd_device *prd;
+
+	if (bdev->bd_disk->fops != &prd_fops)
+		return -ENODEV;
+	prd = bdev->bd_disk->private_data;
+	return prd->mode;
+}
+EXPORT_SYMBOL_GPL(prd_page_mode);
+
+/* sysfs: /sys/block/<disk>/prd/, documented in docs/ABI/sysfs-block-prd */
+static struct prd_device *dev_to_prd(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t phys_start_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%#llx\n", (u64)dev_to_prd(dev)->phys_addr);
+}
+static DEVICE_ATTR_RO(phys_start);
+
+static ssize_t size_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", dev_to_prd(dev)->size);
+}
+static DEVICE_ATTR_RO(size);
+
+static ssize_t data_offset_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", dev_to_prd(dev)->data_offset);
+}
+static DEVICE_ATTR_RO(data_offset);
+
+static ssize_t page_mode_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct prd_device *prd = dev_to_prd(dev);
+
+	return sysfs_emit(buf, "%s\n", prd_mode_names[prd->mode]);
+}
+static DEVICE_ATTR_RO(page_mode);
+
+static ssize_t memmap_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct prd_device *prd = dev_to_prd(dev);
+
+	if (prd->mode == PRD_PAGES_NONE)
+		return sysfs_emit(buf, "none\n");
+	return sysfs_emit(buf, "%s\n", prd->memmap_on_dev ? "dev" : "ram");
+}
+static DEVICE_ATTR_RO(memmap);
+
+static ssize_t memmap_ram_bytes_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", dev_to_prd(dev)->memmap_ram);
+}
+static DEVICE_ATTR_RO(memmap_ram_bytes);
+
+static ssize_t map_usecs_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", div_u64(dev_to_prd(dev)->map_ns, 1000));
+}
+static DEVICE_ATTR_RO(map_usecs);
+
+static ssize_t pages_referenced_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", prd_pages_busy(dev_to_prd(dev)));
+}
+static DEVICE_ATTR_RO(pages_referenced);
+
+static struct attribute *prd_attrs[] = {
+	&dev_attr_phys_start.attr,
+	&dev_attr_size.attr,
+	&dev_attr_data_offset.attr,
+	&dev_attr_page_mode.attr,
+	&dev_attr_memmap.attr,
+	&dev_attr_memmap_ram_bytes.attr,
+	&dev_attr_map_usecs.attr,
+	&dev_attr_pages_referenced.attr,
+	NULL,
+};
+
+static const struct attribute_group prd_attr_group = {
+	.name = "prd",
+	.attrs = prd_attrs,
+};
+
+static const struct attribute_group *prd_attr_groups[] = {
+	&prd_attr_group,
+	NULL,
+};
+
+/* the region must be nobody's: not System RAM, no resource claimed in it */
+static int prd_claim(struct prd_device *prd)
+{
+	if (region_intersects(prd->phys_addr, prd->size, IORESOURCE_SYSTEM_RAM,
+			      IORES_DESC_NONE) != REGION_DISJOINT) {
+		pr_err("prd: region %u %#llx+%#llx touches System RAM\n",
+		       prd->id, (u64)prd->phys_addr, prd->size);
+		return -EINVAL;
+	}
+	if (!request_mem_region(prd->phys_addr, prd->size, "prd")) {
+		pr_err("prd: region %u %#llx+%#llx is already claimed (see /proc/iomem)\n",
+		       prd->id, (u64)prd->phys_addr, prd->size);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int prd_add_disk(struct prd_device *prd)
+{
+	struct gendisk *disk;
+	struct dax_device *dax_dev;
+	int ret;
+
+	disk = blk_alloc_disk(NUMA_NO_NODE);
+	if (!disk)
+		return -ENOMEM;
+	disk->fops = &prd_fops;
+	disk->private_data = prd;
+	snprintf(disk->disk_name, DISK_NAME_LEN, "%s%u", prefix, prd->id);
+	set_capacity(disk, (prd->size - prd->data_offset) >> SECTOR_SHIFT);
+
+	/* 4 KiB physical blocks so fdisk aligns partitions for DAX (RFC 5/9) */
+	blk_queue_logical_block_size(disk->queue, SECTOR_SIZE);
+	blk_queue_physical_block_size(disk->queue, PAGE_SIZE);
+	blk_queue_io_min(disk->queue, SECTOR_SIZE);
+	blk_queue_max_hw_sectors(disk->queue, UINT_MAX);
+	blk_queue_write_cache(disk->queue, true, true);
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, disk->queue);
+	/* fs DAX needs pte_devmap() pages: ZONE_DEVICE only (prd_sparse.c) */
+	if (prd->mode == PRD_PAGES_DEVMAP)
+		blk_queue_flag_set(QUEUE_FLAG_DAX, disk->queue);
+
+	dax_dev = alloc_dax(prd, &prd_dax_ops);
+	if (IS_ERR(dax_dev)) {
+		ret = PTR_ERR(dax_dev);
+		goto out_put_disk;
+	}
+	set_dax_nocache(dax_dev);
+	set_dax_nomc(dax_dev);
+	set_dax_synchronous(dax_dev);
+	ret = dax_add_host(dax_dev, disk);
+	if (ret)
+		goto out_kill_dax;
+
+	ret = device_add_disk(NULL, disk, prd_attr_groups);
+	if (ret)
+		goto out_remove_host;
+	prd->disk = disk;
+	prd->dax_dev = dax_dev;
+	return 0;
+
+out_remove_host:
+	dax_remove_host(disk);
+out_kill_dax:
+	kill_dax(dax_dev);
+	put_dax(dax_dev);
+out_put_disk:
+	pr_err("prd: region %u: cannot add disk %s: %d\n", prd->id,
+	       disk->disk_name, ret);
+	put_disk(disk);
+	return ret;
+}
+
+/* Wait until no page of the region is referenced beyond its own ref. */
+static void prd_wait_idle(struct prd_device *prd)
+{
+	unsigned long busy, waited = 0;
+
+	while ((busy = prd_pages_busy(prd))) {
+		if (!(waited % (PRD_WAIT_REPORT_SECS * 10)))
+			pr_warn("prd: region %u: waiting for %lu referenced pages before unmapping\n",
+				prd->id, busy);
+		msleep(100);
+		waited++;
+	}
+}
+
+static void prd_del_disk(struct prd_device *prd)
+{
+	dax_remove_host(prd->disk);
+	kill_dax(prd->dax_dev);
+	put_dax(prd->dax_dev);
+	del_gendisk(prd->disk);
+	put_disk(prd->disk);
+}
+
+static void prd_free(struct prd_device *prd)
+{
+	if (prd->disk)
+		prd_del_disk(prd);
+	prd_wait_idle(prd);
+	prd_pages_unmap(prd);
+	release_mem_region(prd->phys_addr, prd->size);
+	kfree(prd);
+}
+
+static int prd_alloc(unsigned int id, const struct prd_map_region *r,
+		     enum prd_page_mode mode, bool memmap_on_dev)
+{
+	struct prd_device *prd;
+	int ret;
+
+	prd = kzalloc(sizeof(*prd), GFP_KERNEL);
+	if (!prd)
+		return -ENOMEM;
+	prd->id = id;
+	prd->phys_addr = r->start;
+	prd->size = r->size;
+	prd->mode = mode;
+	prd->memmap_on_dev = memmap_on_dev;
+
+	ret = prd_claim(prd);
+	if (ret)
+		goto out_free;
+	ret = prd_pages_map(prd);
+	if (ret)
+		goto out_release;
+	ret = prd_add_disk(prd);
+	if (ret)
+		goto out_unmap;
+
+	prd_devs[prd_nr++] = prd;
+	pr_info("prd: %s: %#llx+%#llx pages=%s%s, memmap %llu bytes of RAM, mapped in %llu us\n",
+		prd->disk->disk_name, (u64)prd->phys_addr, prd->size,
+		prd_mode_names[mode], memmap_on_dev ? " memmap=dev" : "",
+		prd->memmap_ram, div_u64(prd->map_ns, 1000));
+	return 0;
+
+out_unmap:
+	prd_pages_unmap(prd);
+out_release:
+	release_mem_region(prd->phys_addr, prd->size);
+out_free:
+	kfree(prd);
+	return ret;
+}
+
+static void prd_free_all(void)
+{
+	while (prd_nr)
+		prd_free(prd_devs[--prd_nr]);
+}
+
+static int prd_parse_params(enum prd_page_mode *mode, bool *memmap_on_dev)
+{
+	int i;
+
+	i = match_string(prd_mode_names, ARRAY_SIZE(prd_mode_names), pages);
+	if (i < 0) {
+		pr_err("prd: pages=%s: expected none, sparse or devmap\n", pages);
+		return -EINVAL;
+	}
+	*mode = i;
+	if (*mode == PRD_PAGES_SPARSE && !prd_sparse_supported()) {
+		pr_err("prd: pages=sparse needs a kernel built with mm-export-patch\n");
+		return -EOPNOTSUPP;
+	}
+
+	if (!strcmp(memmap, "dev")) {
+		*memmap_on_dev = true;
+	} else if (strcmp(memmap, "ram")) {
+		pr_err("prd: memmap=%s: expected ram or dev\n", memmap);
+		return -EINVAL;
+	}
+	if (*memmap_on_dev && *mode != PRD_PAGES_DEVMAP) {
+		pr_err("prd: memmap=dev needs pages=devmap\n");
+		return -EINVAL;
+	}
+	if (!*prefix || strlen(prefix) > DISK_NAME_LEN - 4 || strchr(prefix, '/')) {
+		pr_err("prd: prefix=%s: expected 1 to %d characters, no '/'\n",
+		       prefix, DISK_NAME_LEN - 4);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int __init prd_init(void)
+{
+	struct prd_map_region regions[PRD_MAP_MAX];
+	char err[PRD_MAP_ERR_LEN];
+	enum prd_page_mode mode;
+	bool memmap_on_dev = false;
+	unsigned int nr, i;
+	int ret;
+
+	ret = prd_parse_params(&mode, &memmap_on_dev);
+	if (ret)
+		return ret;
+	ret = prd_map_parse(map, prd_align[mode], regions, &nr, err,
+			    sizeof(err));
+	if (ret) {
+		pr_err("prd: map=: %s\n", err);
+		return ret;
+	}
+	for (i = 0; i < nr; i++) {
+		if (regions[i].start + regions[i].size - 1 > iomem_resource.end) {
+			pr_err("prd: region %u %#llx+%#llx is beyond the physical address space (ends at %#llx)\n",
+			       i, regions[i].start, regions[i].size,
+			       (u64)iomem_resource.end);
+			return -EINVAL;
+		}
+	}
+
+	for (i = 0; i < nr; i++) {
+		ret = prd_alloc(i, &regions[i], mode, memmap_on_dev);
+		if (ret) {
+			prd_free_all();
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void __exit prd_exit(void)
+{
+	prd_free_all();
+}
+
+module_init(prd_init);
+module_exit(prd_exit);
+MODULE_AUTHOR("pmem-zc developers");
+MODULE_DESCRIPTION("Persistent memory block driver with struct page support");
+MODULE_LICENSE("GPL");
