@@ -26,6 +26,8 @@ struct dax_device;
  * @pfn_flags: PFN_DEV, plus PFN_MAP when the pfns have pages
  * @memmap_ram: bytes of RAM spent on the memmap of this region
  * @map_ns: nanoseconds it took to map the region (and make its pages)
+ * @flushes: REQ_PREFLUSH bios completed (each after a store fence)
+ * @fuas: REQ_FUA write bios completed (each after a store fence)
  * @pgmap: the ZONE_DEVICE page map (devmap mode)
  * @zone: the zone whose span covers the pages (sparse mode)
  * @disk: the block device
@@ -42,6 +44,8 @@ struct prd_device {
 	u64			pfn_flags;
 	u64			memmap_ram;
 	u64			map_ns;
+	atomic64_t		flushes;
+	atomic64_t		fuas;
 	struct dev_pagemap	pgmap;
 	struct zone		*zone;
 	struct gendisk		*disk;

@@ -145,8 +145,10 @@ static void prd_submit_bio(struct bio *bio)
 		bio_io_error(bio);
 		return;
 	}
-	if (bio->bi_opf & REQ_PREFLUSH)
+	if (bio->bi_opf & REQ_PREFLUSH) {
 		prd_fence();
+		atomic64_inc(&prd->flushes);
+	}
 
 	start = bio_start_io_acct(bio);
 	bio_for_each_segment(bvec, bio, iter) {
@@ -159,8 +161,10 @@ static void prd_submit_bio(struct bio *bio)
 			break;
 		}
 	}
-	if (write && (bio->bi_opf & REQ_FUA))
+	if (write && (bio->bi_opf & REQ_FUA)) {
 		prd_fence();
+		atomic64_inc(&prd->fuas);
+	}
 	bio_end_io_acct(bio, start);
 	bio_endio(bio);
 }
@@ -362,6 +366,20 @@ static ssize_t pages_referenced_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(pages_referenced);
 
+static ssize_t flushes_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&dev_to_prd(dev)->flushes));
+}
+static DEVICE_ATTR_RO(flushes);
+
+static ssize_t fuas_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&dev_to_prd(dev)->fuas));
+}
+static DEVICE_ATTR_RO(fuas);
+
 static struct attribute *prd_attrs[] = {
 	&dev_attr_phys_start.attr,
 	&dev_attr_size.attr,
@@ -371,6 +389,8 @@ static struct attribute *prd_attrs[] = {
 	&dev_attr_memmap_ram_bytes.attr,
 	&dev_attr_map_usecs.attr,
 	&dev_attr_pages_referenced.attr,
+	&dev_attr_flushes.attr,
+	&dev_attr_fuas.attr,
 	NULL,
 };
 
@@ -418,7 +438,11 @@ static int prd_add_disk(struct prd_device *prd)
 	/* 4 KiB physical blocks so fdisk aligns partitions for DAX (RFC 5/9) */
 	blk_queue_logical_block_size(disk->queue, SECTOR_SIZE);
 	blk_queue_physical_block_size(disk->queue, PAGE_SIZE);
-	blk_queue_io_min(disk->queue, SECTOR_SIZE);
+	/*
+	 * io_min 512, below the physical block: pmem has no read-modify-write
+	 * penalty. The accessor would raise it to the physical block size.
+	 */
+	disk->queue->limits.io_min = SECTOR_SIZE;
 	blk_queue_max_hw_sectors(disk->queue, UINT_MAX);
 	blk_queue_write_cache(disk->queue, true, true);
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, disk->queue);

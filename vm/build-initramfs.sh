@@ -17,9 +17,9 @@ flavour=${1:-test}
 kdir=$(kernel_dir "$flavour")
 [ -e "$kdir/.pmemzc-done" ] || die "no $flavour kernel: run vm/build-kernel.sh $flavour"
 
-TOOLS=(dd iperf3 socat nbd-client nbd-server fio ndctl daxctl mke2fs mkfs.ext4
+TOOLS=(dd kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl mke2fs mkfs.ext4
        e2fsck dumpe2fs filefrag sfdisk)
-PKGS=(coreutils iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk busybox-static)
+PKGS=(coreutils kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk busybox-static)
 
 key=$( { basename "$kdir"; dpkg-query -W "${PKGS[@]}"; echo "${TOOLS[*]}";
 	 cat "$0" "$PMEMZC_TOP/vm/guest/init"; } | content_key)
@@ -57,6 +57,10 @@ for t in "${TOOLS[@]}"; do
 done
 # merged /usr: a library may have been recorded as /lib/x86_64-linux-gnu/...
 # which is the same directory as usr/lib/... here; nothing more to do.
+
+# kmod's module tools: busybox insmod retries a failed finit_module() with
+# init_module(), so a refused load would run the module's init twice
+for t in insmod rmmod lsmod modprobe modinfo depmod; do ln -sf ../bin/kmod "usr/sbin/$t"; done
 
 cp /bin/busybox usr/bin/busybox
 for a in $(usr/bin/busybox --list); do

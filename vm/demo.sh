@@ -16,6 +16,7 @@ MIB=64
 cat > "$T/B.job" <<'JOB'
 . /top/vm/guest/lib.sh
 socat -u TCP-LISTEN:5001,reuseaddr - > /tmp/recv &
+wait_for 10 listening 5001 || fail "socat not listening"
 touch /work/B.ready
 wait $! || fail "receiver"
 echo "$(stat -c %s /tmp/recv) $(sha256sum < /tmp/recv | cut -d' ' -f1)" > /work/B.result

@@ -172,7 +172,13 @@ vm_wait() {
 	wait "$(vm_pid "$role" "$dir")" 2>/dev/null || true
 	[ -n "$job" ] || return 0
 	[ -s "$dir/$job.rc" ] || { say "guest $role ended without finishing $job"; return 125; }
-	return "$(cat "$dir/$job.rc")"
+	local rc
+	rc=$(cat "$dir/$job.rc")
+	if [ "$rc" != 0 ]; then
+		echo "guest $role: $job exit $rc; its last lines:"
+		grep -av '^\[ *[0-9]' "$dir/$role.serial.log" | tail -n 8 | sed 's/^/  /'
+	fi
+	return "$rc"
 }
 
 vm_kill() {

@@ -23,8 +23,8 @@ q=/sys/block/pmem0/queue
 [ "$(cat /sys/block/pmem0/prd/page_mode)" = none ] || fail "page_mode"
 
 # HDIO_GETGEO: all ones (RFC 4/9)
-sfdisk -g /dev/pmem0 | tee /tmp/geo
-grep -q '1 cylinders, 1 heads, 1 sectors/track' /tmp/geo || fail "getgeo"
+geo=$(/top/net-tests/tools/bin/getgeo /dev/pmem0)
+[ "$geo" = "heads=1 sectors=1 cylinders=1 start=0" ] || fail "getgeo: $geo"
 
 # partitions: a DOS label gives pmem0p1 and pmem0p2, 4 KiB aligned
 printf 'label: dos\n,32M,L\n,,L\n' | sfdisk -q /dev/pmem0 || fail "sfdisk"
@@ -35,6 +35,8 @@ w=$(put /dev/pmem0p2 4096 8192) || fail "write p2"
 [ "$(get /dev/pmem0 $((s2 * 512 + 4096)) 8192 direct)" = "$w" ] || fail "p2 data not at its offset in pmem0"
 putget /dev/pmem0p1 0 4096
 p1end=$(blockdev --getsize64 /dev/pmem0p1)
+geo=$(/top/net-tests/tools/bin/getgeo /dev/pmem0p2)
+[ "$geo" = "heads=1 sectors=1 cylinders=1 start=$s2" ] || fail "getgeo p2: $geo"
 echo "partitions: p1 at sector $s1, p2 at sector $s2"
 # past the end of a partition: refused
 dd if=/dev/zero of=/dev/pmem0p1 bs=4096 seek=$((p1end / 4096)) count=1 oflag=direct status=none &&
@@ -51,9 +53,10 @@ M=$((1 << 20))
 MANIFEST=/work/manifest
 for dev in /dev/pmem0 /dev/pmem1; do
 	end=$(blockdev --getsize64 $dev)
-	for c in "0 512" "512 512" "3584 1024" "4096 4096" "7680 4608" \
+	# none overlaps another: the host checks the final bytes of each
+	for c in "0 512" "512 512" "3584 1024" "8192 4096" "15872 4608" \
 		 "65024 66048" "$((M + 512)) $M" "$((3 * M - 512)) 1536" \
-		 "$((5 * M)) $((M - 512))" "$((end - M)) $M" "$((end - 512)) 512"; do
+		 "$((5 * M)) $((M - 512))" "$((end - 2 * M)) $M" "$((end - 512)) 512"; do
 		putget $dev $c
 	done
 done
@@ -79,12 +82,16 @@ echo "past end: refused"
 
 # flush and FUA: fsync sends a flush bio; O_DSYNC O_DIRECT writes use FUA
 [ "$(cat $q/fua)" = 1 ] && [ "$(cat $q/write_cache)" = "write back" ] || fail "no flush/FUA advertised"
-f0=$(awk '{print $16}' /sys/block/pmem1/stat)
+d=/sys/block/pmem1/prd
+f0=$(cat $d/flushes)
 dd if=/dev/urandom of=/dev/pmem1 bs=4096 seek=$((220 << 8)) count=4 conv=fsync status=none
-f1=$(awk '{print $16}' /sys/block/pmem1/stat)
+f1=$(cat $d/flushes)
 [ "$f1" -gt "$f0" ] || fail "fsync sent no flush ($f0 -> $f1)"
+u0=$(cat $d/fuas)
 putget /dev/pmem1 $((200 << 20)) 65536 dsync
-echo "flush: $((f1 - f0)) flush requests completed; FUA write verified"
+u1=$(cat $d/fuas)
+[ "$u1" -gt "$u0" ] || fail "O_DSYNC write sent no FUA ($u0 -> $u1)"
+echo "flush: $((f1 - f0)) flush bios, $((u1 - u0)) FUA writes completed and verified"
 
 rmmod prd || fail "rmmod"
 test ! -e /dev/pmem0 || fail "pmem0 still there"

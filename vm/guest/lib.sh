@@ -1,6 +1,9 @@
 # Helpers for job scripts running inside a guest (busybox sh).
 # Jobs source it as: . /top/vm/guest/lib.sh
 
+# busybox sh runs its own applets before $PATH: tools whose busybox
+# version differs are called by path
+INSMOD=/usr/sbin/insmod
 PEER_A=169.254.77.1
 PEER_B=169.254.77.2
 
@@ -19,12 +22,13 @@ wait_work() { wait_for "$2" test -e "/work/$1"; }
 
 fail() { echo "FAIL: $*"; exit 1; }
 
-# Data checks on block devices (coreutils dd, byte offsets, O_DIRECT).
+# Data checks on block devices (byte offsets, O_DIRECT). coreutils dd by
+# path: busybox sh runs its own applets before $PATH, and its dd has no dsync.
 # put DEV OFF LEN [FLAGS]: write LEN random bytes at OFF, echo their SHA
 #   and, when $MANIFEST is set, append "DEV OFF LEN SHA" to it
 put() {
 	head -c "$3" /dev/urandom > /tmp/put.$$ || return 1
-	dd if=/tmp/put.$$ of="$1" bs=1M oflag=seek_bytes,direct${4:+,$4} seek="$2" \
+	/usr/bin/dd if=/tmp/put.$$ of="$1" bs="$3" count=1 oflag=seek_bytes,direct${4:+,$4} seek="$2" \
 		conv=notrunc status=none || { rm -f /tmp/put.$$; return 1; }
 	s=$(sha256sum < /tmp/put.$$ | cut -d' ' -f1)
 	rm -f /tmp/put.$$
@@ -33,7 +37,7 @@ put() {
 }
 # get DEV OFF LEN [FLAGS]: echo the SHA of LEN bytes at OFF
 get() {
-	dd if="$1" bs=1M iflag=skip_bytes,count_bytes${4:+,$4} skip="$2" count="$3" \
+	/usr/bin/dd if="$1" bs=1M iflag=skip_bytes,count_bytes${4:+,$4} skip="$2" count="$3" \
 		status=none | sha256sum | cut -d' ' -f1
 }
 # put then get back with O_DIRECT, and once more through the page cache
@@ -42,4 +46,9 @@ putget() {
 	[ "$(get "$1" "$2" "$3" direct)" = "$w" ] || fail "read back (direct) $*"
 	echo 3 > /proc/sys/vm/drop_caches
 	[ "$(get "$1" "$2" "$3")" = "$w" ] || fail "read back (buffered) $*"
+}
+
+# listening PORT: a local TCP socket listens on PORT
+listening() {
+	grep -qi ":$(printf %04X "$1") 00000000:0000 0A" /proc/net/tcp
 }
