@@ -21,9 +21,9 @@ KDIR = $(PMEMZC_CACHE)/kernel-$(FLAVOUR)
 # out-of-tree modules built against the guest kernel
 MODULE_DIRS := pmem-driver pmem-zc-demo/module net-tests/modules/warn_test
 
-.PHONY: all deps kernel initramfs modules tools check demo shell bench fuzz clean
+.PHONY: all deps kernel initramfs modules tools cli check demo shell bench fuzz clean
 
-all: modules initramfs tools
+all: modules initramfs tools cli
 
 deps:
 	@vm/install-deps.sh
@@ -42,6 +42,10 @@ modules: kernel
 # static guest-side test tools (gup_test from the kernel tree, ...)
 tools: kernel
 	@$(MAKE) -s -C net-tests/tools KSRC=$$(readlink -f $(KDIR)/source)
+
+# the pmem-zc CLI (static: guests run it from /top)
+cli:
+	@$(MAKE) -s -C pmem-zc-demo/cli
 
 check: all
 	@net-tests/run
