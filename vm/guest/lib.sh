@@ -48,7 +48,7 @@ putget() {
 	[ "$(get "$1" "$2" "$3")" = "$w" ] || fail "read back (buffered) $*"
 }
 
-# listening PORT: a local TCP socket listens on PORT
+# listening PORT: a local TCP socket (IPv4, or IPv6 dual stack) listens on PORT
 listening() {
-	grep -qi ":$(printf %04X "$1") 00000000:0000 0A" /proc/net/tcp
+	grep -qiE ":$(printf %04X "$1") 0+:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
