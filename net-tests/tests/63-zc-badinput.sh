@@ -1,0 +1,102 @@
+# pmem_zc and the pmem-zc CLI refuse bad input with a clear errno and
+# message, and no splat: ranges beyond the disk or file, unaligned copies,
+# zero and huge lengths, a non-pmem disk, unconnected, closed and non-TCP
+# sockets, read-only and too small targets, a directory, files on other
+# filesystems or with inline data, an unknown ioctl, a bad ABI version.
+# Afterwards both modules unload.
+TEST_TIMEOUT=600
+
+test_run() {
+	cat > "$T/A.job" <<'JOB'
+. /top/vm/guest/lib.sh
+ZC=/top/pmem-zc-demo/cli/pmem-zc
+n=0 bad=0
+# expect RC SUBSTRING CMD...: CMD exits RC and says SUBSTRING
+expect() {
+	rc=$1 want=$2; shift 2
+	n=$((n + 1))
+	"$@" > /tmp/out 2>&1; got=$?
+	if [ $got != $rc ] || ! grep -qiF -- "$want" /tmp/out; then
+		echo "not ok $n - $* : exit $got (want $rc), said: $(head -3 /tmp/out | tr '\n' ' ') (want '$want')"
+		bad=1
+	else
+		echo "ok $n - $* -> $(grep -iF -- "$want" /tmp/out | head -1)"
+	fi
+}
+
+expect 1 "not loaded" $ZC send /dev/vda --to 127.0.0.1:6000
+expect 1 "not loaded" $ZC stats
+$INSMOD /top/pmem-driver/prd.ko map=256M@4G,256M@0x110000000 pages=devmap || fail "insmod prd"
+$INSMOD /top/pmem-zc-demo/module/pmem_zc.ko || fail "insmod pmem_zc"
+socat -u TCP-LISTEN:6000,fork,reuseaddr /dev/null & sink=$!
+wait_for 10 listening 6000 || fail "no sink"
+mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mkdir -p /mnt /mnt2 && mount -o dax /dev/pmem1 /mnt || fail "pmem1 fs"
+head -c 100000 /dev/urandom > /mnt/file; mkdir /mnt/dir; sync
+mkfs.ext4 -q -F -b 4096 /dev/vda && mount /dev/vda /mnt2 || fail "vda fs"
+head -c 8192 /dev/urandom > /mnt2/other; head -c 8192 /dev/urandom > /tmp/tmpfs-file; sync
+truncate -s 1M /tmp/small.img && losetup /dev/loop0 /tmp/small.img || fail "loop"
+# a file whose data lives in its inode
+mkfs.ext4 -q -F -O inline_data /dev/loop0 && mkdir -p /mnt3 && mount /dev/loop0 /mnt3 && echo tiny > /mnt3/inline && sync || fail "inline fs"
+S=127.0.0.1:6000
+
+expect 1 "beyond the end"   $ZC send /dev/pmem0 --offset 300M --length 4K --to $S
+expect 1 "beyond the end"   $ZC send /dev/pmem0 --offset 255M --length 2M --to $S
+expect 1 "beyond the end"   $ZC send /dev/pmem0 --length 1T --to $S
+expect 2 "length"           $ZC send /dev/pmem0 --length 99999999999999999999 --to $S
+expect 2 "length"           $ZC send /dev/pmem0 --length 12Q --to $S
+expect 1 "beyond the end"   $ZC send /mnt/file --offset 200000 --length 10 --to $S
+expect 1 "not a prd disk"   $ZC send /dev/vda --length 4K --to $S
+expect 1 "not a prd disk"   $ZC send /mnt2/other --to $S
+expect 1 "not a prd disk"   $ZC send /tmp/tmpfs-file --to $S
+expect 1 "directory"        $ZC send /mnt/dir --to $S
+expect 1 "inline"           $ZC send /mnt3/inline --to $S
+expect 1 "refused"          $ZC send /dev/pmem0 --length 4K --to 127.0.0.1:6999
+expect 1 "No such file"     $ZC send /dev/nonexistent --to $S
+expect 1 "alignment"        $ZC copy /dev/pmem0 --to /dev/loop0 --offset 100 --length 4K
+expect 1 "alignment"        $ZC copy /dev/pmem0 --to /dev/loop0 --length 1000
+expect 1 "smaller"          $ZC copy /dev/pmem0 --to /dev/loop0 --length 2M
+expect 1 "smaller"          $ZC copy /dev/pmem0 --to /dev/loop0 --dst-offset 2M --length 4K
+blockdev --setro /dev/loop0
+expect 1 "read-only"        $ZC copy /dev/pmem0 --to /dev/loop0 --length 4K
+blockdev --setrw /dev/loop0
+expect 1 "alignment"        $ZC copy /dev/pmem0 --to /dev/pmem0 --dst-offset 1M --length 4K
+expect 1 "not a prd disk"   $ZC copy /dev/vda --to /dev/loop0 --length 4K
+umount /mnt3
+# calls the CLI never makes
+/top/net-tests/tools/bin/zc_badioctl /dev/pmem0 /tmp/regular > /tmp/bad || fail "zc_badioctl"
+while read -r c e; do
+	n=$((n + 1))
+	want=$(grep "^$c " <<'WANT' | cut -d' ' -f2
+unknown_ioctl ENOTTY
+null_argument EFAULT
+send_bad_version EPROTO
+send_bad_flags EINVAL
+send_zero_length EINVAL
+send_huge_length ERANGE
+send_offset_wraps ERANGE
+send_unconnected_socket ENOTCONN
+send_udp_socket EINVAL
+send_not_a_socket ENOTSOCK
+send_closed_fd EBADF
+send_src_write_only EBADF
+copy_bad_version EPROTO
+copy_to_regular_file EINVAL
+copy_onto_itself EINVAL
+copy_unaligned_offset EINVAL
+copy_unaligned_length EINVAL
+WANT
+)
+	[ "$e" = "$want" ] && echo "ok $n - ioctl $c -> $e" || { echo "not ok $n - ioctl $c -> $e, want $want"; bad=1; }
+done < /tmp/bad
+
+echo "$n bad inputs checked"
+cat /sys/class/misc/pmem_zc/stats/err_* | tr '\n' ' '; echo
+kill $sink; losetup -d /dev/loop0; umount /mnt /mnt2
+rmmod pmem_zc || fail "rmmod pmem_zc"
+rmmod prd || fail "rmmod prd"
+echo $n > /work/count
+[ $bad = 0 ] || fail "some bad inputs were not refused as expected"
+JOB
+	vm_run A "$T" A.job 500 || return 1
+	echo "# $(cat "$T/count") bad inputs refused with the expected errno and message; modules unloaded"
+}
