@@ -1,0 +1,75 @@
+# Faults: the receiver on B killed in the middle of a zero-copy send, and
+# nbd-server on B killed in the middle of a copy to B's disk: each fails
+# within a bounded time; while the send runs, unloading pmem_zc or prd is
+# refused; afterwards no page is held and both modules unload.
+TEST_TIMEOUT=900
+
+test_run() {
+	cat > "$T/B.job" <<'JOB'
+. /top/vm/guest/lib.sh
+socat -u TCP-LISTEN:5001,reuseaddr - > /dev/null & rx=$!
+wait_for 10 listening 5001 || fail "receiver"
+printf '[generic]\n[disk]\nexportname = /dev/vda\n' > /tmp/nbd.conf
+nbd-server -C /tmp/nbd.conf || fail "nbd-server"
+wait_for 10 listening 10809 || fail "nbd-server not listening"
+touch /work/B.ready
+wait_work A.sending 300 || fail "A never sent"
+sleep 3
+kill -9 $rx && touch /work/B.killed-rx
+wait_work A.copying 300 || fail "A never copied"
+sleep 3
+kill -9 $(pidof nbd-server) && touch /work/B.killed-nbd
+wait_work A.done 300
+JOB
+	cat > "$T/A.job" <<'JOB'
+. /top/vm/guest/lib.sh
+ZC=/top/pmem-zc-demo/cli/pmem-zc
+$INSMOD /top/pmem-driver/prd.ko map=512M@4G pages=devmap || fail "insmod prd"
+$INSMOD /top/pmem-zc-demo/module/pmem_zc.ko || fail "insmod pmem_zc"
+wait_work B.ready 120 || fail "B not ready"
+
+# 1. the receiver dies in the middle of a 400 MiB send
+t0=$(date +%s)
+$ZC send /dev/pmem0 --length 400M --to $PEER_B:5001 > /tmp/send.out 2>&1 & snd=$!
+touch /work/A.sending
+sleep 1
+rmmod pmem_zc 2>/dev/null && fail "pmem_zc unloaded during a send"
+rmmod prd 2>/dev/null && fail "prd unloaded during a send"
+echo "rmmod refused during the send"
+wait $snd && fail "send succeeded although the receiver was killed"
+dt=$(($(date +%s) - t0))
+cat /tmp/send.out
+[ -e /work/B.killed-rx ] || fail "the send ended before the receiver was killed"
+[ $dt -lt 60 ] || fail "send took ${dt}s to fail"
+echo "send failed after ${dt}s: $(tail -1 /tmp/send.out)"
+wait_for 30 test "$(cat /sys/class/misc/pmem_zc/stats/pages_held)" = 0 || fail "pages still held by the stack"
+
+# 2. nbd-server dies in the middle of a copy
+nbd-client -N disk $PEER_B /dev/nbd0 -t 20 || fail "nbd-client"
+t0=$(date +%s)
+$ZC copy /dev/pmem0 --to /dev/nbd0 --length 200M > /tmp/copy.out 2>&1 & cp=$!
+touch /work/A.copying
+wait $cp && fail "copy succeeded although nbd-server was killed"
+dt=$(($(date +%s) - t0))
+cat /tmp/copy.out
+[ -e /work/B.killed-nbd ] || fail "the copy ended before nbd-server was killed"
+[ $dt -lt 90 ] || fail "copy took ${dt}s to fail"
+echo "copy failed after ${dt}s: $(tail -1 /tmp/copy.out)"
+nbd-client -d /dev/nbd0
+touch /work/A.done
+
+cat /sys/class/misc/pmem_zc/stats/err_net /sys/class/misc/pmem_zc/stats/err_io > /work/errs
+[ "$(cat /sys/block/pmem0/prd/pages_referenced)" = 0 ] || fail "prd pages still referenced"
+rmmod pmem_zc || fail "rmmod pmem_zc after the faults"
+rmmod prd || fail "rmmod prd after the faults"
+echo "both modules unloaded"
+JOB
+	vm_start B "$T" B.job
+	vm_start A "$T" A.job
+	local rca=0 rcb=0
+	vm_wait A "$T" 800 A.job || rca=$?
+	touch "$T/A.done"
+	vm_wait B "$T" 120 B.job || rcb=$?
+	[ $rca -eq 0 ] && [ $rcb -eq 0 ] || { echo "A exit $rca, B exit $rcb"; return 1; }
+	grep -a 'failed after' "$T/A.serial.log" | sed 's/^/# /'
+}
