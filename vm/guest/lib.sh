@@ -52,3 +52,6 @@ putget() {
 listening() {
 	grep -qiE ":$(printf %04X "$1") 0+:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
+
+# now_us: microseconds since boot, 10 ms resolution (busybox date has no %N)
+now_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
