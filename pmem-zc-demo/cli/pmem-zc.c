@@ -1379,6 +1379,8 @@ static int fetch_body(int fd, int out, const char *out_name, char *buf,
 		do {
 			n = recv(fd, buf, IO_BUF, 0);
 		} while (n < 0 && errno == EINTR);
+		if (n < 0 && x->done == len)
+			return 0;	/* all there; only the close went wrong */
 		if (n < 0) {
 			pr_err("after %" PRIu64 " of %" PRIu64 " bytes: %s",
 			       x->done, len, errno == EAGAIN ?
