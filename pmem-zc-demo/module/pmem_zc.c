@@ -14,7 +14,7 @@
  * acknowledged (TCP may retransmit from it), a page in a bio until the bio
  * completes. Every operation is a refcounted struct pzc_op that holds a
  * module reference; the ioctl waits until no page of the operation is
- * referenced any more. A fatal signal ends the wait early: the op then
+ * referenced any more. A signal ends the wait early: the op then
  * lives on (a work item polls the pages, or the last bio completes) and
  * keeps pmem_zc, and so prd, loaded until it is idle.
  *
@@ -86,15 +86,17 @@ struct pzc_op {
 	unsigned int		nr_runs, max_runs;
 	unsigned int		cur_run;	/* runs before it are idle */
 	unsigned long		cur_pfn;
-	/* bios */
+	/* bios: in flight + 1 while the submitter runs */
 	atomic_t		bios_in_flight;
-	wait_queue_head_t	wait;
+	wait_queue_head_t	wait;		/* a slot is free */
+	struct completion	bios_done;	/* the last one ended */
 	blk_status_t		bio_status;
 	bool			bounce;		/* bio pages are ours to free */
 	u64			nr_bios;
 	struct delayed_work	reaper;
 };
 
+static struct workqueue_struct *pzc_wq;	/* reapers; drained at exit */
 static LIST_HEAD(pzc_ops);
 static DEFINE_SPINLOCK(pzc_ops_lock);
 
@@ -146,6 +148,8 @@ static struct pzc_op *pzc_op_alloc(void)
 	kref_init(&op->kref);
 	mutex_init(&op->lock);
 	init_waitqueue_head(&op->wait);
+	init_completion(&op->bios_done);
+	atomic_set(&op->bios_in_flight, 1);
 	spin_lock(&pzc_ops_lock);
 	list_add(&op->node, &pzc_ops);
 	spin_unlock(&pzc_ops_lock);
@@ -275,7 +279,7 @@ static void pzc_op_reap(struct work_struct *work)
 					 reaper);
 
 	if (pzc_op_held(op)) {
-		schedule_delayed_work(&op->reaper, msecs_to_jiffies(100));
+		queue_delayed_work(pzc_wq, &op->reaper, msecs_to_jiffies(100));
 		return;
 	}
 	pzc_op_put(op);
@@ -284,16 +288,16 @@ static void pzc_op_reap(struct work_struct *work)
 /*
  * Wait until the network stack holds no page of @op: TCP drops its
  * references when the data is acknowledged, or when the connection dies.
- * Returns 0, or -EINTR on a fatal signal, the op then being left to the
- * reaper with its reference.
+ * Returns 0, or -EINTR on a signal, the op then being left to the reaper
+ * with its reference.
  */
 static int pzc_op_wait_idle(struct pzc_op *op)
 {
 	while (pzc_op_held(op)) {
-		if (fatal_signal_pending(current)) {
+		if (signal_pending(current)) {
 			kref_get(&op->kref);
 			INIT_DELAYED_WORK(&op->reaper, pzc_op_reap);
-			schedule_delayed_work(&op->reaper, 0);
+			queue_delayed_work(pzc_wq, &op->reaper, 0);
 			return -EINTR;
 		}
 		msleep(PZC_POLL_MS);
@@ -415,13 +419,13 @@ static int pzc_src_check(struct pzc_src *src, u64 offset, u64 length)
 static int pzc_sendpage(struct socket *sock, struct page *page,
 			unsigned int off, unsigned int len, bool more)
 {
-	return kernel_sendpage(sock, page, off, len,
-			       more ? MSG_MORE | MSG_SENDPAGE_NOTLAST : 0);
+	return kernel_sendpage(sock, page, off, len, MSG_NOSIGNAL |
+			       (more ? MSG_MORE | MSG_SENDPAGE_NOTLAST : 0));
 }
 
 static int pzc_sendcopy(struct socket *sock, void *buf, size_t len, bool more)
 {
-	struct msghdr msg = { .msg_flags = more ? MSG_MORE : 0 };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | (more ? MSG_MORE : 0) };
 	struct kvec kv = { .iov_base = buf, .iov_len = len };
 
 	return kernel_sendmsg(sock, &msg, &kv, 1, len);
@@ -526,7 +530,7 @@ static long pzc_send(struct pmem_zc_send *a, struct pzc_op *op)
 			a->bytes_copied += p.len;
 		}
 		pos += p.len;
-		if (fatal_signal_pending(current)) {
+		if (signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
@@ -546,6 +550,11 @@ out_src:
 
 /* --- copy to a block device -------------------------------------------- */
 
+/*
+ * May run in interrupt context. The submitter holds a bias on
+ * bios_in_flight until it waits for bios_done, so the op outlives every
+ * bio: complete() is the last access to it.
+ */
 static void pzc_bio_end(struct bio *bio)
 {
 	struct pzc_op *op = bio->bi_private;
@@ -560,13 +569,13 @@ static void pzc_bio_end(struct bio *bio)
 			__free_page(bv->bv_page);
 	bio_put(bio);
 	if (atomic_dec_and_test(&op->bios_in_flight))
+		complete(&op->bios_done);
+	else
 		wake_up(&op->wait);
-	pzc_op_put(op);
 }
 
 static void pzc_bio_submit(struct pzc_op *op, struct bio *bio)
 {
-	kref_get(&op->kref);
 	atomic_inc(&op->bios_in_flight);
 	op->nr_bios++;
 	pzc_stat_add(PZC_BIOS, 1);
@@ -660,7 +669,7 @@ static long pzc_copy(struct pmem_zc_copy *a, struct pzc_op *op)
 			bio = NULL;
 		}
 		if (!bio) {
-			wait_event(op->wait, atomic_read(&op->bios_in_flight) <
+			wait_event(op->wait, atomic_read(&op->bios_in_flight) <=
 				   PZC_BIOS_IN_FLIGHT);
 			bio = pzc_bio_new(dst, dst_pos, op);
 			bio_add_page(bio, page, p.len, off);
@@ -682,7 +691,8 @@ static long pzc_copy(struct pmem_zc_copy *a, struct pzc_op *op)
 		pzc_bio_submit(op, bio);
 	}
 	/* bios reference the pages without holding them: wait for them all */
-	wait_event(op->wait, !atomic_read(&op->bios_in_flight));
+	if (!atomic_dec_and_test(&op->bios_in_flight))
+		wait_for_completion(&op->bios_done);
 	if (!ret && op->bio_status)
 		ret = blk_status_to_errno(op->bio_status);
 	if (!ret && (a->flags & PMEM_ZC_F_FLUSH))
@@ -843,18 +853,28 @@ static struct miscdevice pzc_misc = {
 
 static int __init pzc_init(void)
 {
-	int i;
+	int i, ret;
 
 	for (i = 0; i < ARRAY_SIZE(pzc_attrs); i++)
 		pzc_stat_attrs[i] = &pzc_attrs[i].attr.attr;
 	pzc_stat_attrs[i] = &dev_attr_pages_held.attr;
-	return misc_register(&pzc_misc);
+	pzc_wq = alloc_workqueue("pmem_zc", 0, 0);
+	if (!pzc_wq)
+		return -ENOMEM;
+	ret = misc_register(&pzc_misc);
+	if (ret)
+		destroy_workqueue(pzc_wq);
+	return ret;
 }
 
 static void __exit pzc_exit(void)
 {
-	/* no op is alive: each holds a module reference */
 	misc_deregister(&pzc_misc);
+	/*
+	 * Every op holds a module reference, so none is alive here; a reaper
+	 * may still be returning from its last module_put(): drain it.
+	 */
+	destroy_workqueue(pzc_wq);
 }
 
 module_init(pzc_init);

@@ -20,7 +20,8 @@
 /* flags */
 #define PMEM_ZC_F_COPY		_BITUL(0) /* bounce-buffer baseline */
 #define PMEM_ZC_F_FUA		_BITUL(1) /* copy: last bio with REQ_FUA */
-#define PMEM_ZC_F_FLUSH		_BITUL(2) /* copy: flush the target at the end */
+#define PMEM_ZC_F_FLUSH		_BITUL(2) /* copy: flush the target at the end:
+					   * the whole range is then durable */
 #define PMEM_ZC_F_ALL		(PMEM_ZC_F_COPY | PMEM_ZC_F_FUA | PMEM_ZC_F_FLUSH)
 
 /**
@@ -36,7 +37,8 @@
  *
  * Returns when every byte is queued on the socket and the network stack
  * no longer holds any of the pages (the data is acknowledged), or on a
- * signal or socket error with the counts of what was sent.
+ * signal or socket error with the counts of what was sent. The out fields
+ * of both structs are written back on every return, errors included.
  */
 struct pmem_zc_send {
 	__u32 abi_version;
@@ -55,7 +57,7 @@ struct pmem_zc_send {
  * @flags: PMEM_ZC_F_COPY, PMEM_ZC_F_FUA, PMEM_ZC_F_FLUSH
  * @src_fd: prd disk or partition, or a regular file on one
  * @dst_fd: the target block device, opened for writing
- * @offset: byte offset in the source, a multiple of 4096
+ * @offset: byte offset in the source, a multiple of 512
  * @length: bytes, > 0, a multiple of 512
  * @dst_offset: byte offset in the target, a multiple of 512
  * @bytes_ref: out: bytes written from the pmem pages themselves
@@ -76,6 +78,7 @@ struct pmem_zc_copy {
 };
 
 #define PMEM_ZC_IOC_MAGIC	'Z'
+/* the module's PMEM_ZC_ABI_VERSION, to check before anything else */
 #define PMEM_ZC_IOC_VERSION	_IOR(PMEM_ZC_IOC_MAGIC, 0, __u32)
 #define PMEM_ZC_IOC_SEND	_IOWR(PMEM_ZC_IOC_MAGIC, 1, struct pmem_zc_send)
 #define PMEM_ZC_IOC_COPY	_IOWR(PMEM_ZC_IOC_MAGIC, 2, struct pmem_zc_copy)
