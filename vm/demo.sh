@@ -56,15 +56,7 @@ umount /mnt && rmmod pmem_zc && rmmod prd || fail "teardown"
 JOB
 
 say "booting guest B (peer) and guest A (pmem host), link: $PMEMZC_NET, logs: $T"
-vm_start B "$T" B.job
-vm_start A "$T" A.job
-rca=0 rcb=0
-vm_wait A "$T" 600 A.job || rca=$?
-vm_wait B "$T" 120 B.job || rcb=$?
-if [ $rca -ne 0 ] || [ $rcb -ne 0 ]; then
-	say "demo failed (guest A exit $rca, guest B exit $rcb); serial logs in $T"
-	exit 1
-fi
+vm_run2 "$T" 600 || die "demo failed; serial logs in $T"
 
 ok=1
 check() { # LABEL A-FILE B-FILE

@@ -6,6 +6,7 @@
 #   vm_wait ROLE DIR SECS       wait for it to power off; kill it after SECS
 #   vm_kill ROLE DIR [SIG]      stop it now (SIGKILL models a crash)
 #   vm_wait_file DIR FILE SECS  wait for a guest to create FILE in DIR
+#   vm_run2 DIR SECS            run DIR/A.job and DIR/B.job in two guests
 #
 # Knobs (environment): PMEMZC_FLAVOUR (test|bench), PMEMZC_ACCEL (tcg|kvm,
 # probed when unset), PMEMZC_NET (tap|socket, tap when a private network
@@ -204,4 +205,19 @@ vm_run() {
 	local role=$1 dir=$2 job=$3 secs=${4:-$VM_BOOT_TIMEOUT}
 	vm_start "$role" "$dir" "$job"
 	vm_wait "$role" "$dir" "$secs" "$job"
+}
+
+# Run DIR/B.job in guest B and DIR/A.job in guest A (B first: it usually
+# serves), wait up to SECS for A, then tell B it may finish (DIR/A.done)
+# and wait up to B_SECS (120) for it. Fails when either job fails.
+vm_run2() {
+	local dir=$1 secs=$2 rca=0 rcb=0
+	vm_start B "$dir" B.job
+	vm_start A "$dir" A.job
+	vm_wait A "$dir" "$secs" A.job || rca=$?
+	touch "$dir/A.done"
+	vm_wait B "$dir" "${3:-120}" B.job || rcb=$?
+	[ $rca -eq 0 ] && [ $rcb -eq 0 ] && return 0
+	echo "guest A job exit $rca, guest B job exit $rcb"
+	return 1
 }

@@ -46,12 +46,7 @@ for m in none sparse devmap devmap-dev devmap-copy; do
 	rmmod prd || fail "$m: rmmod prd"
 done
 JOB
-	vm_start B "$T" B.job
-	vm_start A "$T" A.job
-	local rca=0 rcb=0
-	vm_wait A "$T" 800 A.job || rca=$?
-	vm_wait B "$T" 60 B.job || rcb=$?
-	[ $rca -eq 0 ] && [ $rcb -eq 0 ] || { echo "A exit $rca, B exit $rcb"; return 1; }
+	vm_run2 "$T" 800 || return 1
 
 	local m line by_ref copied max held ref bad=0
 	for m in $MODES; do

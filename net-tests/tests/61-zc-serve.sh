@@ -49,12 +49,8 @@ for r in $ROUNDS; do
 	done
 done
 JOB
-	vm_start A "$T" A.job
-	vm_start B "$T" B.job
-	local rca=0 rcb=0 r bad=0 ref copied held
-	vm_wait B "$T" 800 B.job || rcb=$?
-	vm_wait A "$T" 120 A.job || rca=$?
-	[ $rca -eq 0 ] && [ $rcb -eq 0 ] || { echo "A exit $rca, B exit $rcb"; return 1; }
+	local r bad=0 ref copied held
+	vm_run2 "$T" 800 || return 1
 	for r in $ROUNDS; do
 		diff "$T/sums.$r" "$T/got.$r" || { echo "$r: files differ"; bad=1; }
 		read -r _ ref copied held < "$T/stats.$r"

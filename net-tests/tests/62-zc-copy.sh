@@ -54,13 +54,7 @@ S=/sys/class/misc/pmem_zc/stats
 echo "$(cat $S/bytes_ref) $(cat $S/bytes_copied) $(cat $S/bios)" > /work/stats
 umount /mnt && rmmod pmem_zc && rmmod prd || fail "teardown"
 JOB
-	vm_start B "$T" B.job
-	vm_start A "$T" A.job
-	local rca=0 rcb=0
-	vm_wait A "$T" 800 A.job || rca=$?
-	touch "$T/A.done"
-	vm_wait B "$T" 120 B.job || rcb=$?
-	[ $rca -eq 0 ] && [ $rcb -eq 0 ] || { echo "A exit $rca, B exit $rcb"; return 1; }
+	vm_run2 "$T" 800 || return 1
 	cat "$T/B.check"
 	[ "$(grep -c '^ok' "$T/B.check")" = 2 ] || { echo "B did not find both NBD copies intact"; return 1; }
 	sed 's/^/# /' "$T/summaries"

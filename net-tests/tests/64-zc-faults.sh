@@ -64,12 +64,6 @@ rmmod pmem_zc || fail "rmmod pmem_zc after the faults"
 rmmod prd || fail "rmmod prd after the faults"
 echo "both modules unloaded"
 JOB
-	vm_start B "$T" B.job
-	vm_start A "$T" A.job
-	local rca=0 rcb=0
-	vm_wait A "$T" 800 A.job || rca=$?
-	touch "$T/A.done"
-	vm_wait B "$T" 120 B.job || rcb=$?
-	[ $rca -eq 0 ] && [ $rcb -eq 0 ] || { echo "A exit $rca, B exit $rcb"; return 1; }
+	vm_run2 "$T" 800 || return 1
 	grep -a 'failed after' "$T/A.serial.log" | sed 's/^/# /'
 }
