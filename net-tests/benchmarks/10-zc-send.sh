@@ -48,13 +48,7 @@ for round in 1 2; do
 done
 touch /work/A.done
 JOB
-	vm_start B "$T" B.job
-	vm_start A "$T" A.job
-	local rca=0 rcb=0
-	vm_wait A "$T" 1100 A.job || rca=$?
-	touch "$T/A.done"
-	vm_wait B "$T" 60 B.job || rcb=$?
-	[ $rca -eq 0 ] && [ $rcb -eq 0 ] || return 1
+	vm_run2 "$T" 1100 || return 1
 	awk -v net="$PMEMZC_NET" '
 	{ bytes[$1] += $3; us[$1] += $4; jif[$1] += $5 }
 	END {

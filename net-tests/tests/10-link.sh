@@ -21,12 +21,6 @@ for dir in "" -R; do
 done
 touch /work/A.done
 JOB
-	vm_start B "$T" B.job
-	vm_start A "$T" A.job
-	vm_wait A "$T" 240 A.job; local rca=$?
-	touch "$T/A.done"
-	vm_wait B "$T" 60 B.job; local rcb=$?
-	echo "A job exit $rca, B job exit $rcb"
-	[ $rca -eq 0 ] && [ $rcb -eq 0 ] || return 1
+	vm_run2 "$T" 240 || return 1
 	echo "# iperf3 over $PMEMZC_NET: A->B $(cat "$T/iperf-fwd.mbps") Mbit/s, B->A $(cat "$T/iperf-R.mbps") Mbit/s"
 }
