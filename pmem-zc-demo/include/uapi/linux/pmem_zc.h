@@ -17,11 +17,13 @@
 
 #define PMEM_ZC_ABI_VERSION	1
 
-/* flags */
+/*
+ * flags; PMEM_ZC_F_FLUSH is what makes a copied range durable on the
+ * target, PMEM_ZC_F_FUA only its last bio
+ */
 #define PMEM_ZC_F_COPY		_BITUL(0) /* bounce-buffer baseline */
 #define PMEM_ZC_F_FUA		_BITUL(1) /* copy: last bio with REQ_FUA */
-#define PMEM_ZC_F_FLUSH		_BITUL(2) /* copy: flush the target at the end:
-					   * the whole range is then durable */
+#define PMEM_ZC_F_FLUSH		_BITUL(2) /* copy: flush the target at the end */
 #define PMEM_ZC_F_ALL		(PMEM_ZC_F_COPY | PMEM_ZC_F_FUA | PMEM_ZC_F_FLUSH)
 
 /**
