@@ -34,9 +34,11 @@ kernel: deps
 initramfs: kernel
 	@vm/build-initramfs.sh $(FLAVOUR)
 
+# each module dir records the kernel it was built for (net-tests/run checks)
 modules: kernel
 	@for d in $(MODULE_DIRS); do \
 		$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d modules || exit 1; \
+		readlink -f $(KDIR) > $$d/.pmemzc-kernel; \
 	done
 
 # static guest-side test tools (gup_test from the kernel tree, ...)
