@@ -76,5 +76,8 @@ check range A.range B.range
 grep '^summary:' "$T/A.copy" | sed 's/^/  copy on A: /'
 echo "pmem_zc counters on A:"
 sed 's/^/  /' "$T/A.stats"
+if grep -E -H -f "$PMEMZC_TOP/net-tests/splat-patterns" "$T"/*.serial.log; then
+	echo "kernel splat in the guests' serial logs (above)"; ok=0
+fi
 [ $ok = 1 ] || exit 1
-echo "demo: done ($(basename "$T"))"
+echo "demo: done, no kernel splat in the guests' logs ($(basename "$T"))"
