@@ -18,10 +18,7 @@ MIB=64
 
 cat > "$T/B.job" <<JOB
 . /top/vm/guest/lib.sh
-ZC=/top/pmem-zc-demo/cli/pmem-zc
-printf '[generic]\n[disk]\nexportname = /dev/vda\n' > /tmp/nbd.conf
-nbd-server -C /tmp/nbd.conf || fail "nbd-server"
-wait_for 10 listening 10809 || fail "nbd-server not listening"
+nbd_serve /dev/vda || fail "nbd-server"
 touch /work/B.ready
 wait_work A.serving 300 || fail "A not serving"
 \$ZC fetch \$PEER_A:5002 demo.bin -o /tmp/demo.bin > /work/B.fetch 2>&1 || fail "fetch: \$(cat /work/B.fetch)"
@@ -32,9 +29,7 @@ echo "\$(( $MIB << 20 )) \$(get /dev/vda 0 \$(( $MIB << 20 )))" > /work/B.range
 JOB
 cat > "$T/A.job" <<JOB
 . /top/vm/guest/lib.sh
-ZC=/top/pmem-zc-demo/cli/pmem-zc
-\$INSMOD /top/pmem-driver/prd.ko map=256M@4G,256M@0x110000000 pages=devmap || fail "insmod prd"
-\$INSMOD /top/pmem-zc-demo/module/pmem_zc.ko || fail "insmod pmem_zc"
+load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt && mount -o dax /dev/pmem0 /mnt || fail "ext4 -o dax on pmem0"
 head -c \$(( $MIB << 20 )) /dev/urandom > /mnt/demo.bin && sync
 echo "\$(stat -c %s /mnt/demo.bin) \$(sha256sum < /mnt/demo.bin | cut -d' ' -f1)" > /work/A.file
@@ -47,7 +42,7 @@ touch /work/A.serving
 wait \$srv || fail "serve: \$(cat /work/A.serve)"
 
 wait_work B.ready 120 || fail "B not ready"
-nbd-client -N disk \$PEER_B /dev/nbd0 -t 20 > /dev/null || fail "nbd-client"
+nbd_attach \$PEER_B || fail "nbd-client"
 \$ZC copy /dev/pmem1 --length ${MIB}M --to /dev/nbd0 --flush > /work/A.copy 2>&1 || fail "copy: \$(cat /work/A.copy)"
 nbd-client -d /dev/nbd0 > /dev/null
 touch /work/A.copied

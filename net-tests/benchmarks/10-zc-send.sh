@@ -20,11 +20,9 @@ wait_work A.done 1100
 JOB
 	cat > "$T/A.job" <<JOB
 . /top/vm/guest/lib.sh
-ZC=/top/pmem-zc-demo/cli/pmem-zc
 # busy and total jiffies of all CPUs
 cpu() { awk '/^cpu / { print \$2 + \$3 + \$4 + \$7 + \$8, \$2 + \$3 + \$4 + \$5 + \$6 + \$7 + \$8 }' /proc/stat; }
-\$INSMOD /top/pmem-driver/prd.ko map=512M@4G pages=devmap || fail "insmod prd"
-\$INSMOD /top/pmem-zc-demo/module/pmem_zc.ko || fail "insmod pmem_zc"
+load_zc map=512M@4G pages=devmap || fail "load"
 put /dev/pmem0 0 \$(($BENCH_MIB << 20)) > /dev/null || fail "fill"
 i=0
 for round in 1 2; do

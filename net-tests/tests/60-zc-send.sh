@@ -21,7 +21,6 @@ done
 JOB
 	cat > "$T/A.job" <<'JOB'
 . /top/vm/guest/lib.sh
-ZC=/top/pmem-zc-demo/cli/pmem-zc
 S=/sys/class/misc/pmem_zc/stats
 for m in none sparse devmap devmap-dev devmap-copy; do
 	case $m in
@@ -31,8 +30,7 @@ for m in none sparse devmap devmap-dev devmap-copy; do
 	devmap-dev) args="pages=devmap memmap=dev" ;;
 	esac
 	copy=; [ $m = devmap-copy ] && copy=--copy
-	insmod /top/pmem-driver/prd.ko map=512M@4G $args || fail "$m: insmod prd"
-	insmod /top/pmem-zc-demo/module/pmem_zc.ko || fail "$m: insmod pmem_zc"
+	load_zc map=512M@4G $args || fail "$m: load"
 	head -c $((64 << 20)) /dev/urandom > /tmp/src
 	dd if=/tmp/src of=/dev/pmem0 bs=1M seek=8 oflag=direct status=none || fail "$m: fill"
 	echo "$(stat -c %s /tmp/src) $(sha256sum < /tmp/src | cut -d' ' -f1)" > /work/sent.$m

@@ -9,11 +9,9 @@ ROUNDS="devmap sparse"
 test_run() {
 	cat > "$T/A.job" <<'JOB'
 . /top/vm/guest/lib.sh
-ZC=/top/pmem-zc-demo/cli/pmem-zc
 for r in devmap sparse; do
 	opts=; [ $r = devmap ] && opts="-o dax"
-	$INSMOD /top/pmem-driver/prd.ko map=512M@4G pages=$r || fail "$r: insmod prd"
-	$INSMOD /top/pmem-zc-demo/module/pmem_zc.ko || fail "$r: insmod pmem_zc"
+	load_zc map=512M@4G pages=$r || fail "$r: load"
 	mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt && mount $opts /dev/pmem0 /mnt || fail "$r: mkfs/mount"
 	for s in 0 1 4095 4096 4097; do head -c $s /dev/urandom > /mnt/f$s; done
 	head -c $(((1 << 20) + 1)) /dev/urandom > /mnt/f1M1
@@ -40,7 +38,6 @@ done
 JOB
 	cat > "$T/B.job" <<JOB
 . /top/vm/guest/lib.sh
-ZC=/top/pmem-zc-demo/cli/pmem-zc
 for r in $ROUNDS; do
 	wait_work A.serving.\$r 300 || fail "A not serving (\$r)"
 	for f in $FILES; do

@@ -6,9 +6,7 @@ TEST_TIMEOUT=900
 test_run() {
 	cat > "$T/B.job" <<'JOB'
 . /top/vm/guest/lib.sh
-printf '[generic]\n[disk]\nexportname = /dev/vda\n' > /tmp/nbd.conf
-nbd-server -C /tmp/nbd.conf || fail "nbd-server"
-wait_for 10 listening 10809 || fail "nbd-server not listening"
+nbd_serve /dev/vda || fail "nbd-server"
 touch /work/B.ready
 wait_work A.done 600 || fail "A never finished"
 echo 3 > /proc/sys/vm/drop_caches
@@ -19,9 +17,7 @@ done < /work/expect.nbd > /work/B.check
 JOB
 	cat > "$T/A.job" <<'JOB'
 . /top/vm/guest/lib.sh
-ZC=/top/pmem-zc-demo/cli/pmem-zc
-$INSMOD /top/pmem-driver/prd.ko map=256M@4G,256M@0x110000000 pages=devmap || fail "insmod prd"
-$INSMOD /top/pmem-zc-demo/module/pmem_zc.ko || fail "insmod pmem_zc"
+load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
 R=$(put /dev/pmem0 0 $((32 << 20))) || fail "fill pmem0"
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mkdir -p /mnt && mount -o dax /dev/pmem1 /mnt || fail "mkfs/mount"
 # a file with a hole in the middle
@@ -43,7 +39,7 @@ copy /dev/pmem0 /dev/vda $((128 << 20)) $R $((32 << 20)) "--length 32M --copy"
 echo "local copies intact"
 
 wait_work B.ready 120 || fail "B not ready"
-nbd-client -N disk $PEER_B /dev/nbd0 -t 20 || fail "nbd-client"
+nbd_attach $PEER_B || fail "nbd-client"
 wait_for 10 test "$(blockdev --getsize64 /dev/nbd0)" -gt 0 || fail "nbd0 has no size"
 copy /dev/pmem0 /dev/nbd0 0 $R $((32 << 20)) "--length 32M --flush"
 copy /mnt/file /dev/nbd0 $((64 << 20)) $F $FL "--fua"

@@ -9,7 +9,6 @@ TEST_TIMEOUT=600
 test_run() {
 	cat > "$T/A.job" <<'JOB'
 . /top/vm/guest/lib.sh
-ZC=/top/pmem-zc-demo/cli/pmem-zc
 n=0 bad=0
 # expect RC SUBSTRING CMD...: CMD exits RC and says SUBSTRING
 expect() {
@@ -26,8 +25,7 @@ expect() {
 
 expect 1 "not loaded" $ZC send /dev/vda --to 127.0.0.1:6000
 expect 1 "not loaded" $ZC stats
-$INSMOD /top/pmem-driver/prd.ko map=256M@4G,256M@0x110000000 pages=devmap || fail "insmod prd"
-$INSMOD /top/pmem-zc-demo/module/pmem_zc.ko || fail "insmod pmem_zc"
+load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
 socat -u TCP-LISTEN:6000,fork,reuseaddr /dev/null & sink=$!
 wait_for 10 listening 6000 || fail "no sink"
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mkdir -p /mnt /mnt2 && mount -o dax /dev/pmem1 /mnt || fail "pmem1 fs"

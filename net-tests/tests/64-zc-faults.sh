@@ -9,9 +9,7 @@ test_run() {
 . /top/vm/guest/lib.sh
 socat -u TCP-LISTEN:5001,reuseaddr - > /dev/null & rx=$!
 wait_for 10 listening 5001 || fail "receiver"
-printf '[generic]\n[disk]\nexportname = /dev/vda\n' > /tmp/nbd.conf
-nbd-server -C /tmp/nbd.conf || fail "nbd-server"
-wait_for 10 listening 10809 || fail "nbd-server not listening"
+nbd_serve /dev/vda || fail "nbd-server"
 touch /work/B.ready
 wait_work A.sending 300 || fail "A never sent"
 sleep 3
@@ -23,9 +21,7 @@ wait_work A.done 300
 JOB
 	cat > "$T/A.job" <<'JOB'
 . /top/vm/guest/lib.sh
-ZC=/top/pmem-zc-demo/cli/pmem-zc
-$INSMOD /top/pmem-driver/prd.ko map=512M@4G pages=devmap || fail "insmod prd"
-$INSMOD /top/pmem-zc-demo/module/pmem_zc.ko || fail "insmod pmem_zc"
+load_zc map=512M@4G pages=devmap || fail "load"
 wait_work B.ready 120 || fail "B not ready"
 
 # 1. the receiver dies in the middle of a 400 MiB send
@@ -45,7 +41,7 @@ echo "send failed after ${dt}s: $(tail -1 /tmp/send.out)"
 wait_for 30 test "$(cat /sys/class/misc/pmem_zc/stats/pages_held)" = 0 || fail "pages still held by the stack"
 
 # 2. nbd-server dies in the middle of a copy
-nbd-client -N disk $PEER_B /dev/nbd0 -t 20 || fail "nbd-client"
+nbd_attach $PEER_B || fail "nbd-client"
 t0=$(date +%s)
 $ZC copy /dev/pmem0 --to /dev/nbd0 --length 200M > /tmp/copy.out 2>&1 & cp=$!
 touch /work/A.copying

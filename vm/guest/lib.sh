@@ -4,6 +4,10 @@
 # busybox sh runs its own applets before $PATH: tools whose busybox
 # version differs are called by path
 INSMOD=/usr/sbin/insmod
+# the project's modules and CLI, from the repository shared at /top
+PRD_KO=/top/pmem-driver/prd.ko
+ZC_KO=/top/pmem-zc-demo/module/pmem_zc.ko
+ZC=/top/pmem-zc-demo/cli/pmem-zc
 PEER_A=169.254.77.1
 PEER_B=169.254.77.2
 
@@ -55,3 +59,20 @@ listening() {
 
 # now_us: microseconds since boot, 10 ms resolution (busybox date has no %N)
 now_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
+
+# load_zc PRD-PARAMS...: prd.ko with these parameters, then pmem_zc.ko
+load_zc() {
+	$INSMOD $PRD_KO "$@" || { echo "insmod prd $*: failed"; return 1; }
+	$INSMOD $ZC_KO || { rmmod prd; echo "insmod pmem_zc: failed"; return 1; }
+}
+
+# nbd_serve DEV: export DEV as "disk" with nbd-server, listening on 10809
+nbd_serve() {
+	printf '[generic]\n[disk]\nexportname = %s\n' "$1" > /tmp/nbd.conf
+	nbd-server -C /tmp/nbd.conf && wait_for 10 listening 10809
+}
+
+# nbd_attach HOST: HOST's export as /dev/nbd0, requests time out after 20 s
+nbd_attach() {
+	nbd-client -N disk "$1" /dev/nbd0 -t 20 > /dev/null
+}
