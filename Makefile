@@ -3,10 +3,12 @@
 #   make            build the test kernel, initramfs and the project's modules
 #   make demo       boot guests A and B and show pmem data reaching B
 #   make check      every test (host and two-guest); ends "N passed, N failed"
-#   make shell      an interactive shell in guest A (repository at /top)
+#   make shell      guests A and B on the link, a shell in each (tmux)
 #   make bench      benchmarks on the kernel without debug options
 #   make fuzz       fuzz prd's map= parser (FUZZ_SECONDS=60, ASan+UBSan)
 #   make clean      remove build products and results from the work tree
+#   make distclean  clean, and drop this checkout's kernel builds, source
+#                   tree and initramfs from the cache
 #
 # Kernel trees, builds, ccache and initramfs live in $(PMEMZC_CACHE)
 # (default ~/.cache/pmem-zc), never in the repository.
@@ -21,7 +23,7 @@ KDIR = $(PMEMZC_CACHE)/kernel-$(FLAVOUR)
 # out-of-tree modules built against the guest kernel
 MODULE_DIRS := pmem-driver pmem-zc-demo/module net-tests/modules/warn_test
 
-.PHONY: all deps kernel initramfs modules tools cli check demo shell bench fuzz clean
+.PHONY: all deps kernel initramfs modules tools cli check demo shell bench fuzz clean distclean
 
 all: modules initramfs tools cli
 
@@ -68,5 +70,14 @@ fuzz:
 clean:
 	@for d in $(MODULE_DIRS); do \
 		[ ! -e $(KDIR)/Makefile ] || $(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d clean; \
+		find $$d \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+			-o -name '.*.cmd' -o -name '*.order' -o -name Module.symvers \
+			-o -name .pmemzc-kernel \) -delete; \
 	done
+	@$(MAKE) -s -C pmem-zc-demo/cli clean
+	@$(MAKE) -s -C net-tests/tools clean
 	rm -rf results
+
+# clean, and this checkout's entries of the cache (vm/cache.sh drop)
+distclean: clean
+	@vm/cache.sh drop

@@ -3,7 +3,8 @@
 #
 #   vm/build-initramfs.sh test|bench
 #
-# Contents: static busybox, the Debian tools the tests use (TOOLS below)
+# Contents: static busybox (vm/get-busybox.sh), the Debian tools the tests
+# use (TOOLS below)
 # with their shared-library closure taken from the host, the flavour's
 # kernel modules (upstream NFIT/libnvdimm/nd_pmem, not loaded unless asked)
 # and vm/guest/init. The project's own modules and scripts are not in it:
@@ -19,9 +20,11 @@ kdir=$(kernel_dir "$flavour")
 
 TOOLS=(dd kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl mke2fs mkfs.ext4
        e2fsck dumpe2fs filefrag sfdisk)
-PKGS=(coreutils kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk busybox-static)
+PKGS=(coreutils kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk)
+# static busybox out of Debian's busybox-static .deb, never installed
+busybox=$("$PMEMZC_TOP/vm/get-busybox.sh")
 
-key=$( { basename "$kdir"; dpkg-query -W "${PKGS[@]}"; echo "${TOOLS[*]}";
+key=$( { basename "$kdir"; dpkg-query -W "${PKGS[@]}"; echo "${TOOLS[*]} $busybox";
 	 cat "$0" "$PMEMZC_TOP/vm/guest/init"; } | content_key)
 out=$PMEMZC_CACHE/initramfs/$flavour-$key.cpio
 link=$PMEMZC_CACHE/initramfs-$flavour.cpio
@@ -62,7 +65,7 @@ done
 # init_module(), so a refused load would run the module's init twice
 for t in insmod rmmod lsmod modprobe modinfo depmod; do ln -sf ../bin/kmod "usr/sbin/$t"; done
 
-cp /bin/busybox usr/bin/busybox
+cp "$busybox" usr/bin/busybox
 for a in $(usr/bin/busybox --list); do
 	[ -e "usr/bin/$a" ] || [ -e "usr/sbin/$a" ] || ln -s busybox "usr/bin/$a"
 done

@@ -15,3 +15,55 @@ content_key() { sha256sum | cut -c1-16; }
 
 # The flavour's current kernel build directory (bzImage, modules, .config).
 kernel_dir() { readlink -f "$PMEMZC_CACHE/kernel-$1"; }
+
+# Root through sudo in a checkout that belongs to someone else would leave
+# root-owned files there and in root's cache: refuse, saying what to do.
+vm_refuse_foreign_root() {
+	local owner
+	[ "$(id -u)" -eq 0 ] && [ -n "${SUDO_UID:-}" ] || return 0
+	owner=$(stat -c %u "$PMEMZC_TOP")
+	[ "$owner" != 0 ] || return 0
+	die "run this as $(id -nu "$owner" 2>/dev/null || echo "uid $owner"), not through sudo: the checkout is theirs and nothing here needs root but apt-get, which vm/install-deps.sh runs with sudo itself"
+}
+
+# splat_lines DIR [ALLOW]: the lines of the guest logs in DIR (serial logs
+# and the dmesg each guest dumps after its job) that are kernel splats
+# (net-tests/splat-patterns), as "FILE: LINE"; lines also matching the
+# extended regex ALLOW are left out. Logs are read as bytes (grep -a, C
+# locale): a NUL or a bad UTF-8 byte must not hide a splat. A log that
+# cannot be read is reported as a line of its own.
+splat_lines() {
+	local dir=$1 allow=${2:-} pats f rc
+	pats=$(mktemp)
+	grep -v -e '^#' -e '^$' "$PMEMZC_TOP/net-tests/splat-patterns" > "$pats"
+	for f in "$dir"/*.serial.log "$dir"/*.dmesg.log; do
+		[ -e "$f" ] || continue
+		LC_ALL=C grep -a -E -f "$pats" -- "$f" > "$pats.hits" 2> "$pats.err"
+		rc=$?
+		if [ $rc -gt 1 ]; then
+			echo "${f##*/}: cannot be scanned: $(head -1 "$pats.err")"
+			continue
+		fi
+		[ -z "$allow" ] || { LC_ALL=C grep -a -v -E -- "$allow" "$pats.hits" > "$pats.kept"; mv "$pats.kept" "$pats.hits"; }
+		LC_ALL=C tr -c '[:print:]\t\n' '?' < "$pats.hits" | sed "s|^|${f##*/}: |"
+	done
+	rm -f "$pats" "$pats.hits" "$pats.err"
+}
+
+# kernel_paths FLAVOUR: set KSRC_DIR and KBUILD_DIR, the cache folders of
+# the kernel source tree (keyed by the tarball and mm-export-patch/) and of
+# FLAVOUR's build (keyed by those, vm/config/ and vm/build-kernel.sh) for
+# this checkout, and KPATCHES, the series in order.
+kernel_paths() {
+	local flavour=$1 cfgdir=$PMEMZC_TOP/vm/config p srckey key
+	KPATCHES=()
+	while IFS= read -r -d '' p; do KPATCHES+=("$p"); done < <(
+		find "$PMEMZC_TOP/mm-export-patch" -maxdepth 1 -name '[0-9]*.patch' \
+			! -name '*cover-letter*' -print0 2>/dev/null | sort -z)
+	srckey=$( { echo "$(basename "$PMEMZC_KSRC_TAR") $(stat -c %s "$PMEMZC_KSRC_TAR" 2>/dev/null)"
+		    for p in "${KPATCHES[@]}"; do sha256sum < "$p"; done; } | content_key)
+	key=$( { echo "$srckey"; cat "$cfgdir/base.config" "$cfgdir/$flavour.config" \
+		 "$PMEMZC_TOP/vm/build-kernel.sh"; } | content_key)
+	KSRC_DIR=$PMEMZC_CACHE/src/linux-$srckey
+	KBUILD_DIR=$PMEMZC_CACHE/build/$flavour-$key
+}

@@ -14,6 +14,8 @@ vm_net_init
 T=$PMEMZC_TOP/results/demo-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$T"
 ln -sfn "$(basename "$T")" "$PMEMZC_TOP/results/latest-demo"
+# the NVDIMM and disk images are scratch (PMEMZC_KEEP_IMAGES=1 keeps them)
+[ "${PMEMZC_KEEP_IMAGES:-0}" = 1 ] || trap 'rm -f "$T"/*.img' EXIT
 MIB=64
 
 cat > "$T/B.job" <<JOB
@@ -71,8 +73,10 @@ check range A.range B.range
 grep '^summary:' "$T/A.copy" | sed 's/^/  copy on A: /'
 echo "pmem_zc counters on A:"
 sed 's/^/  /' "$T/A.stats"
-if grep -E -H -f "$PMEMZC_TOP/net-tests/splat-patterns" "$T"/*.serial.log; then
-	echo "kernel splat in the guests' serial logs (above)"; ok=0
+splat_lines "$T" > "$T/splats"
+if [ -s "$T/splats" ]; then
+	cat "$T/splats"
+	echo "kernel splat in the guests' logs (above)"; ok=0
 fi
 [ $ok = 1 ] || exit 1
 echo "demo: done, no kernel splat in the guests' logs ($(basename "$T"))"

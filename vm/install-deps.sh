@@ -4,6 +4,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+vm_refuse_foreign_root
 mapfile -t want < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PMEMZC_TOP/vm/packages.txt")
 missing=()
 for p in "${want[@]}"; do
@@ -12,7 +13,11 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 say "installing: ${missing[*]}"
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo > /dev/null ||
+		die "missing Debian packages and no sudo: as root, apt-get install ${missing[*]}"
+	SUDO=sudo
+fi
 export DEBIAN_FRONTEND=noninteractive
 log=$(mktemp)
 if ! { ${SUDO:-} apt-get update -qq && ${SUDO:-} apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then

@@ -33,39 +33,65 @@ vm_free_udp_port() {
 }
 
 # The link between the guests. Inside a private network namespace (the
-# runner enters one with unshare -n and sets PMEMZC_NETNS=1) it is a bridge
-# and two taps, named freely since the namespace is ours alone. Elsewhere it
-# is QEMU's socket netdev over UDP on 127.0.0.1, ports picked at run time.
+# runner enters one and sets PMEMZC_NETNS=1) it is a bridge and two taps,
+# named freely since the namespace is ours alone. Elsewhere, or where no tap
+# can be made (no /dev/net/tun, or no right to open it), it is QEMU's socket
+# netdev over UDP on 127.0.0.1, ports picked at run time, and one line says
+# so. PMEMZC_NET=tap makes a missing tap an error, PMEMZC_NET=socket skips
+# the tap.
 vm_net_init() {
+	local why=
 	[ "${PMEMZC_NETNS:-0}" = 1 ] && ip link set lo up
-	if [ "${PMEMZC_NET:-}" != socket ] && [ "${PMEMZC_NETNS:-0}" = 1 ]; then
-		if ! ip link show pzbr0 >/dev/null 2>&1; then
-			ip link add pzbr0 type bridge
-			for r in A B; do
-				ip tuntap add dev "pztap$r" mode tap
-				ip link set "pztap$r" master pzbr0 up
-			done
-			ip link set pzbr0 up
+	if [ "${PMEMZC_NET:-}" != socket ]; then
+		if [ "${PMEMZC_NETNS:-0}" != 1 ]; then
+			why="no private network namespace"
+		elif ip link show pzbr0 >/dev/null 2>&1 || why=$(vm_make_tap_link 2>&1); then
+			export PMEMZC_NET=tap
+			return 0
 		fi
-		PMEMZC_NET=tap
-	else
-		PMEMZC_NET=socket
-		VM_PORT_A=${VM_PORT_A:-$(vm_free_udp_port)}
-		VM_PORT_B=${VM_PORT_B:-$(vm_free_udp_port)}
+		if [ "${PMEMZC_NET:-}" = tap ]; then
+			say "error: PMEMZC_NET=tap, but no tap link: $why"
+			return 1
+		fi
+		say "no tap link ($why): guests linked by QEMU socket netdev on 127.0.0.1 (sends are copied)"
 	fi
+	PMEMZC_NET=socket
+	VM_PORT_A=${VM_PORT_A:-$(vm_free_udp_port)}
+	VM_PORT_B=${VM_PORT_B:-$(vm_free_udp_port)}
 	export PMEMZC_NET VM_PORT_A VM_PORT_B
 }
 
+# The bridge pzbr0 with taps pztapA and pztapB, up; on failure nothing of it
+# is left and the reason is printed.
+vm_make_tap_link() {
+	local err r
+	if err=$({ ip link add pzbr0 type bridge &&
+		   for r in A B; do
+			   ip tuntap add dev "pztap$r" mode tap &&
+			   ip link set "pztap$r" master pzbr0 up || exit 1
+		   done && ip link set pzbr0 up; } 2>&1); then
+		return 0
+	fi
+	for r in A B; do ip link del "pztap$r" 2>/dev/null; done
+	ip link del pzbr0 2>/dev/null
+	echo "${err:-ip failed}" | head -1
+	return 1
+}
+
 # Re-execute the calling script inside a network namespace of its own, so
-# the bridge and taps of vm_net_init exist only there and die with it.
-# Where no namespace can be made, stay and use the socket fallback.
+# the bridge and taps of vm_net_init exist only there and die with it. Root
+# gets a plain network namespace; any other user a user namespace with one
+# (unshare -rn), where it may make taps if it may open /dev/net/tun (0666 on
+# Debian). Where no namespace can be made, stay: vm_net_init then links the
+# guests by socket.
 vm_enter_netns() {
 	[ -n "${PMEMZC_NETNS:-}" ] && return 0
-	if unshare -n true 2>/dev/null; then
-		exec unshare -n env PMEMZC_NETNS=1 "$@"
+	local how=-n
+	[ "$(id -u)" -eq 0 ] || how=-rn
+	if unshare $how true 2>/dev/null; then
+		exec unshare $how env PMEMZC_NETNS=1 "$@"
 	fi
 	export PMEMZC_NETNS=0
-	say "no private network namespace: guests linked by QEMU socket netdev on 127.0.0.1 (sends are copied)"
 }
 
 # KVM only where a guest really boots under it (on some hosts it hangs after
@@ -107,6 +133,7 @@ vm_start() {
 		local i=1
 		while [ -e "$dir/$role.boot$i.serial.log" ]; do i=$((i + 1)); done
 		mv "$dir/$role.serial.log" "$dir/$role.boot$i.serial.log"
+		[ ! -e "$dir/$role.dmesg.log" ] || mv "$dir/$role.dmesg.log" "$dir/$role.boot$i.dmesg.log"
 	fi
 	rm -f "${job:+$dir/$job.rc}"
 
@@ -220,4 +247,30 @@ vm_run2() {
 	[ $rca -eq 0 ] && [ $rcb -eq 0 ] && return 0
 	echo "guest A job exit $rca, guest B job exit $rcb"
 	return 1
+}
+
+# tap_check FILE [N]: FILE is a TAP stream with one plan 1..P, P "ok" lines
+# numbered 1..P in order, no "not ok"; with N, P must be N. Says what is
+# wrong and returns 1 otherwise.
+tap_check() {
+	[ -r "$1" ] || { echo "no TAP file $1"; return 1; }
+	awk -v want="${2:-}" '
+	/^1\.\.[0-9]+/ { plans++; plan = substr($1, 4) + 0; next }
+	/^not ok/ { print "failed: " $0; bad = 1; next }
+	/^ok / { n++; if ($2 + 0 != n) { print "ok line " n " is numbered " $2; bad = 1 } }
+	END {
+		if (plans != 1) { print plans + 0 " plan lines, expected one"; bad = 1 }
+		else if (plan != n) { print "plan 1.." plan " but " n " ok lines"; bad = 1 }
+		if (want != "" && plan != want) { print "plan 1.." plan ", expected 1.." want; bad = 1 }
+		exit bad
+	}' "$1"
+}
+
+# wait_log FILE ERE SECS: FILE gets a line matching ERE within SECS
+wait_log() {
+	local t=0
+	until [ -e "$1" ] && LC_ALL=C grep -aqE -- "$2" "$1"; do
+		[ "$t" -ge $(($3 * 10)) ] && { say "timeout after ${3}s waiting for '$2' in $1"; return 124; }
+		sleep 0.1; t=$((t + 1))
+	done
 }

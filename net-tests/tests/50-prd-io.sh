@@ -100,6 +100,7 @@ JOB
 
 	# the host reads every write of the manifest in the backing file
 	local dev off len sum base bad=0 n=0
+	[ -s "$T/manifest" ] || { echo "no manifest"; return 1; }
 	while read -r dev off len sum; do
 		case $dev in
 		/dev/pmem0) base=$R0 ;;
@@ -111,5 +112,7 @@ JOB
 		n=$((n + 1))
 	done < "$T/manifest"
 	[ $bad = 0 ] || return 1
+	# 11 offset/size cases on each of the two disks, each in the manifest
+	[ $n = 22 ] || { echo "the manifest lists $n writes, expected 22"; return 1; }
 	echo "# prd I/O: $n writes found intact at their physical addresses in the NVDIMM backing file"
 }

@@ -52,8 +52,10 @@ JOB
 		diff "$T/sums.$r" "$T/got.$r" || { echo "$r: files differ"; bad=1; }
 		read -r _ ref copied held < "$T/stats.$r"
 		[ "$held" = 0 ] || { echo "$r: $held pages still held"; bad=1; }
-		if [ "$PMEMZC_NET" = tap ] && [ "$copied" != 0 ]; then
-			echo "$r: $copied bytes copied over tap"; bad=1
+		if [ "$PMEMZC_NET" != tap ]; then
+			echo "ok - $r: no byte copied # SKIP socket link: no scatter-gather, the stack copies"
+		elif [ "$copied" != 0 ] || [ "$ref" = 0 ]; then
+			echo "$r: $copied bytes copied, $ref by reference over tap"; bad=1
 		fi
 		echo "# $r: 8 files intact on B, $ref bytes by reference, $copied copied"
 	done

@@ -53,6 +53,20 @@ JOB
 	vm_run2 "$T" 800 || return 1
 	cat "$T/B.check"
 	[ "$(grep -c '^ok' "$T/B.check")" = 2 ] || { echo "B did not find both NBD copies intact"; return 1; }
-	sed 's/^/# /' "$T/summaries"
+	# by reference unless --copy, then all by copy; every byte accounted
+	local line bytes by_ref copied n=0 bad=0
+	while IFS= read -r line; do
+		n=$((n + 1))
+		bytes=$(echo "$line" | sed -n 's/.* bytes=\([0-9]*\).*/\1/p')
+		by_ref=$(echo "$line" | sed -n 's/.* by_ref=\([0-9]*\).*/\1/p')
+		copied=$(echo "$line" | sed -n 's/.* copied=\([0-9]*\).*/\1/p')
+		case $line in
+		*--copy:*) [ "$by_ref" = 0 ] && [ "$copied" = "$bytes" ] ;;
+		*) [ "$by_ref" = "$bytes" ] && [ "$copied" = 0 ] ;;
+		esac && [ "${bytes:-0}" -gt 0 ] || { echo "not ok - $line"; bad=1; continue; }
+		echo "# $line"
+	done < "$T/summaries"
+	[ $n = 5 ] || { echo "$n copy summaries, expected 5"; return 1; }
+	[ $bad = 0 ] || return 1
 	echo "# on B over NBD: range and file intact"
 }

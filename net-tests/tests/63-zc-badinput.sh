@@ -10,6 +10,7 @@ test_run() {
 	cat > "$T/A.job" <<'JOB'
 . /top/vm/guest/lib.sh
 n=0 bad=0
+: > /work/badinput.tap
 # expect RC SUBSTRING CMD...: CMD exits RC and says SUBSTRING
 expect() {
 	rc=$1 want=$2; shift 2
@@ -20,7 +21,7 @@ expect() {
 		bad=1
 	else
 		echo "ok $n - $* -> $(grep -iF -- "$want" /tmp/out | head -1)"
-	fi
+	fi >> /work/badinput.tap
 }
 
 expect 1 "not loaded" $ZC send /dev/vda --to 127.0.0.1:6000
@@ -85,7 +86,9 @@ copy_unaligned_length EINVAL
 WANT
 )
 	[ "$e" = "$want" ] && echo "ok $n - ioctl $c -> $e" || { echo "not ok $n - ioctl $c -> $e, want $want"; bad=1; }
-done < /tmp/bad
+done < /tmp/bad >> /work/badinput.tap
+echo "1..$n" >> /work/badinput.tap
+cat /work/badinput.tap
 
 echo "$n bad inputs checked"
 cat /sys/class/misc/pmem_zc/stats/err_* | tr '\n' ' '; echo
@@ -96,5 +99,7 @@ echo $n > /work/count
 [ $bad = 0 ] || fail "some bad inputs were not refused as expected"
 JOB
 	vm_run A "$T" A.job 500 || return 1
+	# 22 through the CLI, 17 raw ioctls
+	tap_check "$T/badinput.tap" 39 || return 1
 	echo "# $(cat "$T/count") bad inputs refused with the expected errno and message; modules unloaded"
 }

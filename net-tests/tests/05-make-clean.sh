@@ -1,0 +1,63 @@
+# Host only, in a copy of this checkout with a cache of its own: after
+# builds, stamps and results, `make clean` leaves nothing git does not
+# track (git status --ignored is empty); `make distclean` also removes this
+# checkout's cache entries and nothing else; the cache keeps the two most
+# recently used source trees, and per flavour builds and initramfs images.
+TEST_TIMEOUT=300
+
+test_run() {
+	local repo=$T/repo cache=$T/cache d f left i
+	mkdir -p "$repo"
+	(cd "$PMEMZC_TOP" && git ls-files -z -c -o --exclude-standard | xargs -0 cp --parents -t "$repo") || return 1
+	(cd "$repo" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm copy) || return 1
+
+	# 1. make clean after the products of every build step
+	make -s -C "$repo" cli PMEMZC_CACHE="$cache" > "$T/cli.log" 2>&1 || { cat "$T/cli.log"; return 1; }
+	make -s -C "$repo/pmem-zc-demo/cli" tests/test-pmem-zc tests/test-pmem-zc-san SANITIZE=1 > /dev/null 2>&1
+	make -s -C "$repo/pmem-zc-demo/cli" tests/test-pmem-zc > /dev/null 2>&1
+	for d in pmem-driver pmem-zc-demo/module net-tests/modules/warn_test; do
+		for f in x.o x.ko x.mod x.mod.c .x.o.cmd modules.order Module.symvers .pmemzc-kernel; do
+			echo product > "$repo/$d/$f"
+		done
+	done
+	mkdir -p "$repo/net-tests/tools/bin" "$repo/results/demo-1"
+	echo tool > "$repo/net-tests/tools/bin/getgeo"
+	echo img > "$repo/results/demo-1/nvdimm.img"
+	make -s -C "$repo" clean PMEMZC_CACHE="$cache" > "$T/clean.log" 2>&1 || { cat "$T/clean.log"; return 1; }
+	left=$(cd "$repo" && git status --porcelain --ignored)
+	[ -z "$left" ] || { echo "make clean left: $left"; return 1; }
+	echo "# make clean: nothing left that git does not track"
+
+	# 2. distclean drops this checkout's entries only
+	local mine=() other
+	for f in test bench; do
+		mapfile -t -O ${#mine[@]} mine < <(PMEMZC_CACHE=$cache "$repo/vm/cache.sh" paths $f)
+		mkdir -p "$cache/initramfs"
+		echo x > "$cache/initramfs/$(basename "${mine[-1]}")-0123.cpio"
+		mine+=("$cache/initramfs/$(basename "${mine[-1]}")-0123.cpio")
+	done
+	for d in "${mine[@]}"; do mkdir -p "$d" 2>/dev/null || [ -e "$d" ]; done
+	ln -sfn "${mine[1]}" "$cache/kernel-test"
+	other=("$cache/src/linux-other" "$cache/build/test-other" "$cache/initramfs/test-other-1.cpio" "$cache/ccache/x")
+	for d in "${other[@]}"; do mkdir -p "$(dirname "$d")"; echo x > "$d"; done
+	make -s -C "$repo" distclean PMEMZC_CACHE="$cache" > "$T/distclean.log" 2>&1 || { cat "$T/distclean.log"; return 1; }
+	for d in "${mine[@]}"; do [ ! -e "$d" ] || { echo "distclean left $d"; return 1; }; done
+	[ ! -L "$cache/kernel-test" ] || { echo "distclean left a dangling kernel-test link"; return 1; }
+	for d in "${other[@]}"; do [ -e "$d" ] || { echo "distclean removed $d"; return 1; }; done
+	echo "# make distclean: this checkout's ${#mine[@]} cache entries gone, other checkouts' kept"
+
+	# 3. prune: two most recently used of each kind stay, and what a link
+	#    points to
+	rm -rf "$cache"; mkdir -p "$cache/src" "$cache/build" "$cache/initramfs"
+	for i in 1 2 3 4; do
+		mkdir "$cache/src/linux-$i" "$cache/build/test-$i" "$cache/build/bench-$i"
+		echo x > "$cache/initramfs/test-$i.cpio"
+		touch -d "2026-01-0$i" "$cache/src/linux-$i" "$cache/build/test-$i" "$cache/build/bench-$i" "$cache/initramfs/test-$i.cpio"
+	done
+	ln -s build/bench-1 "$cache/kernel-bench"
+	PMEMZC_CACHE=$cache "$repo/vm/cache.sh" prune > "$T/prune.log" 2>&1 || { cat "$T/prune.log"; return 1; }
+	left=$(cd "$cache" && echo src/* build/* initramfs/*)
+	[ "$left" = "src/linux-3 src/linux-4 build/bench-1 build/bench-3 build/bench-4 build/test-3 build/test-4 initramfs/test-3.cpio initramfs/test-4.cpio" ] ||
+		{ echo "prune left: $left"; return 1; }
+	echo "# prune: the two newest of each kind kept (and the linked build)"
+}

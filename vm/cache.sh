@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The build cache ($PMEMZC_CACHE) outside the repository.
+#
+#   vm/cache.sh paths FLAVOUR   this checkout's source tree and build of
+#                               FLAVOUR (test|bench), one a line
+#   vm/cache.sh prune           keep the two most recently used source trees,
+#                               and per flavour the two most recently used
+#                               kernel builds and initramfs images
+#   vm/cache.sh drop            remove this checkout's entries (its source
+#                               tree, both flavours' builds and initramfs,
+#                               the host test builds); other checkouts'
+#                               entries, ccache and busybox stay
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+# keep_newest N PATH...: remove all but the N most recently modified PATHs,
+# never the target of a kernel-* or initramfs-* link
+keep_newest() {
+	local n=$1 p cur=()
+	shift
+	for p in "$PMEMZC_CACHE"/kernel-* "$PMEMZC_CACHE"/initramfs-*.cpio; do
+		[ -L "$p" ] && cur+=("$(readlink -f "$p")")
+	done
+	[ $# -gt 0 ] && [ -e "$1" ] || return 0
+	ls -1dt -- "$@" | tail -n +$((n + 1)) | while IFS= read -r p; do
+		[[ " ${cur[*]} " == *" $(readlink -f "$p") "* ]] && continue
+		say "cache: removing $p"
+		rm -rf -- "$p"
+	done
+}
+
+case ${1:-} in
+paths)
+	kernel_paths "${2:?flavour}"
+	echo "$KSRC_DIR"
+	echo "$KBUILD_DIR"
+	;;
+prune)
+	keep_newest 2 "$PMEMZC_CACHE"/src/linux-*
+	for f in test bench; do
+		keep_newest 2 "$PMEMZC_CACHE"/build/"$f"-*
+		keep_newest 2 "$PMEMZC_CACHE"/initramfs/"$f"-*.cpio
+	done
+	;;
+drop)
+	for f in test bench; do
+		kernel_paths "$f"
+		for p in "$KSRC_DIR" "$KBUILD_DIR" "$PMEMZC_CACHE/initramfs/$(basename "$KBUILD_DIR")-"*.cpio; do
+			[ -e "$p" ] || continue
+			say "cache: removing $p"
+			rm -rf -- "$p"
+		done
+		for l in "$PMEMZC_CACHE/kernel-$f" "$PMEMZC_CACHE/initramfs-$f.cpio"; do
+			[ -L "$l" ] && [ ! -e "$l" ] && rm -f "$l"
+		done
+	done
+	rm -rf "$PMEMZC_CACHE/host-tests"
+	;;
+*)
+	sed -n '2,13s/^# \{0,1\}//p' "$0"
+	exit 2
+	;;
+esac
