@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * prd internals shared by prd_main.c (block device, DAX, sysfs) and
- * prd_pages.c (how the region is mapped and gets struct pages).
+ * prd internals shared by prd_main.c (module, block device, DAX, sysfs),
+ * prd_pages.c and prd_sparse.c (how a region is mapped and gets struct
+ * pages), prd_firmware.c (whether it is persistent memory) and
+ * prd_layout.c (its info block).
  */
 #ifndef PRD_DEV_H
 #define PRD_DEV_H
 
+#include <linux/badblocks.h>
 #include <linux/memremap.h>
 #include <linux/types.h>
 #include "prd.h"
@@ -16,10 +19,14 @@ struct dax_device;
 /**
  * struct prd_device - one prd disk, one region of map=
  * @id: index in map=, the N of the disk name
+ * @nid: NUMA node of the region
  * @phys_addr: physical start of the region
  * @size: bytes of the region
  * @data_offset: bytes at the start of the region that are not disk data
- *	(the memmap when it lives on the device), 0 otherwise
+ *	(the info block and memmap area of a memmap=dev layout), 0 otherwise
+ * @info_block: the region carries a prd info block (prd_layout.c)
+ * @described_by: the firmware table that describes the region as
+ *	persistent memory, or "nothing (allow_undescribed)"
  * @virt_addr: kernel address of @phys_addr
  * @mode: page mode
  * @memmap_on_dev: devmap mode with the memmap in the region itself
@@ -28,16 +35,23 @@ struct dax_device;
  * @map_ns: nanoseconds it took to map the region (and make its pages)
  * @flushes: REQ_PREFLUSH bios completed (each after a store fence)
  * @fuas: REQ_FUA write bios completed (each after a store fence)
- * @pgmap: the ZONE_DEVICE page map (devmap mode)
+ * @res_name: name of the claim in /proc/iomem (allocated: it may outlive
+ *	the module when the region is leaked)
+ * @bb: bad sectors of the disk (gendisk badblocks, sysfs "badblocks")
+ * @pgmap: the ZONE_DEVICE page map (devmap mode), allocated for the same
+ *	reason as @res_name
  * @zone: the zone whose span covers the pages (sparse mode)
  * @disk: the block device
- * @dax_dev: the DAX device of @disk
+ * @dax_dev: the DAX device of @disk (devmap mode only)
  */
 struct prd_device {
 	unsigned int		id;
+	int			nid;
 	phys_addr_t		phys_addr;
 	u64			size;
 	u64			data_offset;
+	bool			info_block;
+	const char		*described_by;
 	void			*virt_addr;
 	enum prd_page_mode	mode;
 	bool			memmap_on_dev;
@@ -46,7 +60,9 @@ struct prd_device {
 	u64			map_ns;
 	atomic64_t		flushes;
 	atomic64_t		fuas;
-	struct dev_pagemap	pgmap;
+	char			*res_name;
+	struct badblocks	bb;
+	struct dev_pagemap	*pgmap;
 	struct zone		*zone;
 	struct gendisk		*disk;
 	struct dax_device	*dax_dev;
@@ -54,7 +70,10 @@ struct prd_device {
 
 int prd_pages_map(struct prd_device *prd);
 void prd_pages_unmap(struct prd_device *prd);
-unsigned long prd_pages_busy(struct prd_device *prd);
+unsigned long prd_pages_busy(struct prd_device *prd, unsigned long *under);
+
+int prd_firmware_check(struct prd_device *prd);
+int prd_layout_read(struct prd_device *prd);
 
 /* prd_sparse.c: the RFC's page mode, on kernels with mm-export-patch */
 bool prd_sparse_supported(void);

@@ -3,20 +3,28 @@
  * prd - Persistent memory block driver
  *
  * One block device (pmemN) per region of the map= parameter, each a range
- * of physical memory that is not System RAM, such as an NVDIMM the firmware
- * describes but no other driver claims. Bio and rw_page I/O, a getgeo that
- * keeps fdisk out of the way, partitions, a DAX device, and struct pages in
- * one of three page modes (prd_pages.c).
+ * the firmware describes as persistent memory (prd_firmware.c) and no
+ * other driver claims. Bio and rw_page I/O, a getgeo that keeps fdisk out
+ * of the way, partitions, bad blocks, struct pages in one of three page
+ * modes (prd_pages.c), and with ZONE_DEVICE pages a DAX device.
  *
  * Durability: writes go to the persistence domain with memcpy_flushcache()
  * (non-temporal stores, cache write-back of unaligned edges). A REQ_PREFLUSH
  * or REQ_FUA bio is completed only after a store fence (wmb(), sfence on
  * x86), so every write completed before it is durable when it completes.
  *
+ * Loading is claim-then-commit: every region is validated, claimed and
+ * mapped before the first disk is announced, so a bad region leaves no
+ * trace. Unloading waits, killably, until no page of a region is
+ * referenced; a killed wait leaves the region (memory, memmap) leaked
+ * rather than freeing a memmap that someone still points into.
+ *
  * Port to Linux 6.1 of the 2014 RFC by Ross Zwisler, Boaz Harrosh and
  * Yigal Korman ("pmem: Support for struct page with Persistent Memory
  * storage").
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/dax.h>
@@ -28,6 +36,7 @@
 #include <linux/module.h>
 #include <linux/pagemap.h>
 #include <linux/pfn_t.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/uio.h>
@@ -51,6 +60,10 @@ MODULE_PARM_DESC(memmap, "Where the memmap of pages=devmap lives: ram, or dev (i
 static char *prefix = "pmem";
 module_param(prefix, charp, 0444);
 MODULE_PARM_DESC(prefix, "Disk name prefix (pmem gives pmem0, pmem1...); change it to load beside upstream's nd_pmem");
+
+static bool allow_undescribed;
+module_param_hw(allow_undescribed, bool, other, 0444);
+MODULE_PARM_DESC(allow_undescribed, "Also map regions that no ACPI NFIT or e820 range describes as persistent memory (default off; refused under kernel lockdown). Never System RAM nor memory another driver claimed");
 
 static struct prd_device *prd_devs[PRD_MAP_MAX];
 static unsigned int prd_nr;
@@ -77,6 +90,25 @@ static void *prd_addr(struct prd_device *prd, sector_t sector)
 	return prd->virt_addr + prd->data_offset + ((u64)sector << SECTOR_SHIFT);
 }
 
+/* whether [sector, sector + len) holds a bad sector */
+static bool prd_is_bad(struct prd_device *prd, sector_t sector, u64 len)
+{
+	sector_t first_bad;
+	int num_bad;
+
+	return prd->bb.count &&
+	       badblocks_check(&prd->bb, sector, DIV_ROUND_UP(len, SECTOR_SIZE),
+			       &first_bad, &num_bad);
+}
+
+/* a write of whole sectors replaces bad data: they are good again */
+static void prd_clear_bad(struct prd_device *prd, sector_t sector,
+			  unsigned int len)
+{
+	if (unlikely(prd->bb.count))
+		badblocks_clear(&prd->bb, sector, len >> SECTOR_SHIFT);
+}
+
 static void prd_write(struct prd_device *prd, struct page *page,
 		      unsigned int off, sector_t sector, unsigned int len)
 {
@@ -84,6 +116,7 @@ static void prd_write(struct prd_device *prd, struct page *page,
 	unsigned int chunk;
 	void *mem;
 
+	prd_clear_bad(prd, sector, len);
 	flush_dcache_page(page);
 	while (len) {
 		page += off >> PAGE_SHIFT;
@@ -106,6 +139,8 @@ static blk_status_t prd_read(struct prd_device *prd, struct page *page,
 	unsigned int chunk;
 	void *mem;
 
+	if (unlikely(prd_is_bad(prd, sector, len)))
+		return BLK_STS_IOERR;
 	while (len) {
 		page += off >> PAGE_SHIFT;
 		off &= ~PAGE_MASK;
@@ -137,9 +172,10 @@ static void prd_submit_bio(struct bio *bio)
 {
 	struct prd_device *prd = bio->bi_bdev->bd_disk->private_data;
 	bool write = op_is_write(bio_op(bio));
+	unsigned long start = 0;
 	struct bvec_iter iter;
 	struct bio_vec bvec;
-	unsigned long start;
+	bool do_acct;
 
 	if (bio_end_sector(bio) > get_capacity(bio->bi_bdev->bd_disk)) {
 		bio_io_error(bio);
@@ -150,7 +186,11 @@ static void prd_submit_bio(struct bio *bio)
 		atomic64_inc(&prd->flushes);
 	}
 
-	start = bio_start_io_acct(bio);
+	/* an empty flush moves no data: it is counted in flushes alone */
+	do_acct = bio_sectors(bio) &&
+		  blk_queue_io_stat(bio->bi_bdev->bd_disk->queue);
+	if (do_acct)
+		start = bio_start_io_acct(bio);
 	bio_for_each_segment(bvec, bio, iter) {
 		if (write) {
 			prd_write(prd, bvec.bv_page, bvec.bv_offset,
@@ -165,7 +205,8 @@ static void prd_submit_bio(struct bio *bio)
 		prd_fence();
 		atomic64_inc(&prd->fuas);
 	}
-	bio_end_io_acct(bio, start);
+	if (do_acct)
+		bio_end_io_acct(bio, start);
 	bio_endio(bio);
 }
 
@@ -188,10 +229,10 @@ static int prd_rw_page(struct block_device *bdev, sector_t sector,
 }
 
 /*
- * All ones, as RFC 4/9 argues: fdisk's geometry arithmetic then gets out
- * of the way, and 4 KiB physical blocks make it align partitions on 4 KiB
- * (which direct access needs). hd_geometry's cylinders is a short, so a
- * real geometry would overflow beyond 64 GiB anyway.
+ * All ones: fdisk's geometry arithmetic then gets out of the way, and the
+ * 4 KiB physical blocks make it align partitions on 4 KiB (which direct
+ * access needs). hd_geometry's cylinders is a short, so a real geometry
+ * would overflow beyond 64 GiB anyway.
  */
 static int prd_getgeo(struct block_device *bdev, struct hd_geometry *geo)
 {
@@ -214,9 +255,14 @@ static long prd_dax_direct_access(struct dax_device *dax_dev, pgoff_t pgoff,
 {
 	struct prd_device *prd = dax_get_private(dax_dev);
 	u64 offset = PFN_PHYS(pgoff) + prd->data_offset;
+	long avail;
 
 	if (offset >= prd->size)
 		return -ERANGE;
+	avail = min_t(u64, nr_pages, PHYS_PFN(prd->size - offset));
+	/* a fault on a bad range gets SIGBUS, as on upstream pmem */
+	if (prd_is_bad(prd, PFN_PHYS(pgoff) >> SECTOR_SHIFT, PFN_PHYS(avail)))
+		return -EIO;
 	if (kaddr)
 		*kaddr = prd->virt_addr + offset;
 	if (pfn)
@@ -253,31 +299,42 @@ static const struct dax_operations prd_dax_ops = {
  *
  * The contract of the 2014 RFC's bdev_direct_access(). The address and pfn
  * stay valid while @bdev is open; pages the caller hands on (get_page())
- * keep the region mapped until their last reference is dropped.
+ * keep the region mapped until their last reference is dropped. As for
+ * fs DAX, a partition must start and end on a page boundary: a pfn cannot
+ * name bytes that start inside a page.
  *
  * Return: bytes available at @kaddr, at most @size; -ENODEV when @bdev is
- * not a prd disk, -EINVAL for a bad @sector alignment or @size, -ERANGE
- * when @sector is at or beyond the end of @bdev.
+ * not a prd disk, -EINVAL for a bad @sector alignment or @size or for a
+ * partition not aligned to pages, -ERANGE when @sector is at or beyond the
+ * end of @bdev, -EIO when the range holds a bad sector.
  */
 long prd_direct_access(struct block_device *bdev, sector_t sector,
 		       void **kaddr, unsigned long *pfn, long size)
 {
+	sector_t nr = bdev_nr_sectors(bdev), start = get_start_sect(bdev);
 	struct prd_device *prd;
-	sector_t nr = bdev_nr_sectors(bdev);
-	u64 offset;
+	u64 avail;
 
 	if (bdev->bd_disk->fops != &prd_fops)
 		return -ENODEV;
 	if (size <= 0 || sector & (PAGE_SECTORS - 1))
 		return -EINVAL;
+	if ((start | nr) & (PAGE_SECTORS - 1)) {
+		pr_err_ratelimited("%pg: partition at sector %llu, %llu sectors long, is not aligned to %lu KiB: no direct access\n",
+				   bdev, (u64)start, (u64)nr, PAGE_SIZE >> 10);
+		return -EINVAL;
+	}
 	if (sector >= nr)
 		return -ERANGE;
 
 	prd = bdev->bd_disk->private_data;
-	offset = (u64)(get_start_sect(bdev) + sector) << SECTOR_SHIFT;
-	*kaddr = prd_addr(prd, offset >> SECTOR_SHIFT);
-	*pfn = PHYS_PFN(prd->phys_addr + prd->data_offset + offset);
-	return min_t(u64, size, (u64)(nr - sector) << SECTOR_SHIFT);
+	avail = min_t(u64, size, (u64)(nr - sector) << SECTOR_SHIFT);
+	if (prd_is_bad(prd, start + sector, avail))
+		return -EIO;
+	*kaddr = prd_addr(prd, start + sector);
+	*pfn = PHYS_PFN(prd->phys_addr + prd->data_offset +
+			((u64)(start + sector) << SECTOR_SHIFT));
+	return avail;
 }
 EXPORT_SYMBOL_GPL(prd_direct_access);
 
@@ -359,12 +416,30 @@ static ssize_t map_usecs_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(map_usecs);
 
+/* walks the whole memmap: root only */
 static ssize_t pages_referenced_show(struct device *dev,
 				     struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%lu\n", prd_pages_busy(dev_to_prd(dev)));
+	unsigned long under;
+
+	return sysfs_emit(buf, "%lu\n", prd_pages_busy(dev_to_prd(dev), &under));
 }
-static DEVICE_ATTR_RO(pages_referenced);
+static DEVICE_ATTR_ADMIN_RO(pages_referenced);
+
+static ssize_t firmware_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dev_to_prd(dev)->described_by);
+}
+static DEVICE_ATTR_RO(firmware);
+
+static ssize_t layout_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dev_to_prd(dev)->info_block ?
+			  "info-block" : "none");
+}
+static DEVICE_ATTR_RO(layout);
 
 static ssize_t flushes_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
@@ -391,6 +466,8 @@ static struct attribute *prd_attrs[] = {
 	&dev_attr_pages_referenced.attr,
 	&dev_attr_flushes.attr,
 	&dev_attr_fuas.attr,
+	&dev_attr_firmware.attr,
+	&dev_attr_layout.attr,
 	NULL,
 };
 
@@ -399,43 +476,108 @@ static const struct attribute_group prd_attr_group = {
 	.attrs = prd_attrs,
 };
 
-static const struct attribute_group *prd_attr_groups[] = {
-	&prd_attr_group,
+/* /sys/block/<disk>/dax/write_cache, as upstream pmem's */
+static ssize_t write_cache_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  dax_write_cache_enabled(dev_to_prd(dev)->dax_dev));
+}
+
+static ssize_t write_cache_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *buf, size_t len)
+{
+	bool write_cache;
+	int ret;
+
+	ret = kstrtobool(buf, &write_cache);
+	if (ret)
+		return ret;
+	dax_write_cache(dev_to_prd(dev)->dax_dev, write_cache);
+	return len;
+}
+static DEVICE_ATTR_RW(write_cache);
+
+static struct attribute *prd_dax_attrs[] = {
+	&dev_attr_write_cache.attr,
 	NULL,
 };
 
-/* the region must be nobody's: not System RAM, no resource claimed in it */
+/* only disks with a DAX device have the group */
+static umode_t prd_dax_visible(struct kobject *kobj, struct attribute *a,
+			       int n)
+{
+	return dev_to_prd(kobj_to_dev(kobj))->dax_dev ? a->mode : 0;
+}
+
+static const struct attribute_group prd_dax_attr_group = {
+	.name = "dax",
+	.attrs = prd_dax_attrs,
+	.is_visible = prd_dax_visible,
+};
+
+static const struct attribute_group *prd_attr_groups[] = {
+	&prd_attr_group,
+	&prd_dax_attr_group,
+	NULL,
+};
+
+/*
+ * The region must be persistent memory (or allowed otherwise), not System
+ * RAM, and nobody's: claimed here for prd.
+ */
 static int prd_claim(struct prd_device *prd)
 {
+	int ret;
+
 	if (region_intersects(prd->phys_addr, prd->size, IORESOURCE_SYSTEM_RAM,
 			      IORES_DESC_NONE) != REGION_DISJOINT) {
-		pr_err("prd: region %u %#llx+%#llx touches System RAM\n",
+		pr_err("region %u %#llx+%#llx touches System RAM\n",
 		       prd->id, (u64)prd->phys_addr, prd->size);
 		return -EINVAL;
 	}
-	if (!request_mem_region(prd->phys_addr, prd->size, "prd")) {
-		pr_err("prd: region %u %#llx+%#llx is already claimed (see /proc/iomem)\n",
+	if (allow_undescribed) {
+		prd->described_by = "nothing (allow_undescribed)";
+	} else {
+		ret = prd_firmware_check(prd);
+		if (ret)
+			return ret;
+	}
+	prd->res_name = kstrdup(KBUILD_MODNAME, GFP_KERNEL);
+	if (!prd->res_name)
+		return -ENOMEM;
+	if (!request_mem_region(prd->phys_addr, prd->size, prd->res_name)) {
+		pr_err("region %u %#llx+%#llx is already claimed (see /proc/iomem)\n",
 		       prd->id, (u64)prd->phys_addr, prd->size);
+		kfree(prd->res_name);
 		return -EBUSY;
 	}
 	return 0;
 }
 
+static void prd_release(struct prd_device *prd)
+{
+	release_mem_region(prd->phys_addr, prd->size);
+	kfree(prd->res_name);
+}
+
 static int prd_add_disk(struct prd_device *prd)
 {
+	struct dax_device *dax_dev = NULL;
 	struct gendisk *disk;
-	struct dax_device *dax_dev;
 	int ret;
 
-	disk = blk_alloc_disk(NUMA_NO_NODE);
+	disk = blk_alloc_disk(prd->nid);
 	if (!disk)
 		return -ENOMEM;
 	disk->fops = &prd_fops;
 	disk->private_data = prd;
+	disk->bb = &prd->bb;
 	snprintf(disk->disk_name, DISK_NAME_LEN, "%s%u", prefix, prd->id);
 	set_capacity(disk, (prd->size - prd->data_offset) >> SECTOR_SHIFT);
 
-	/* 4 KiB physical blocks so fdisk aligns partitions for DAX (RFC 5/9) */
+	/* 4 KiB physical blocks so fdisk aligns partitions for direct access */
 	blk_queue_logical_block_size(disk->queue, SECTOR_SIZE);
 	blk_queue_physical_block_size(disk->queue, PAGE_SIZE);
 	/*
@@ -446,113 +588,153 @@ static int prd_add_disk(struct prd_device *prd)
 	blk_queue_max_hw_sectors(disk->queue, UINT_MAX);
 	blk_queue_write_cache(disk->queue, true, true);
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, disk->queue);
-	/* fs DAX needs pte_devmap() pages: ZONE_DEVICE only (prd_sparse.c) */
-	if (prd->mode == PRD_PAGES_DEVMAP)
-		blk_queue_flag_set(QUEUE_FLAG_DAX, disk->queue);
+	/* I/O never sleeps waiting for resources: RWF_NOWAIT works */
+	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, disk->queue);
 
-	dax_dev = alloc_dax(prd, &prd_dax_ops);
-	if (IS_ERR(dax_dev)) {
-		ret = PTR_ERR(dax_dev);
-		goto out_put_disk;
+	/*
+	 * fs DAX needs pte_devmap() pages, ZONE_DEVICE only (prd_sparse.c):
+	 * in the other modes nothing could reach a DAX device.
+	 */
+	if (prd->mode == PRD_PAGES_DEVMAP) {
+		blk_queue_flag_set(QUEUE_FLAG_DAX, disk->queue);
+		dax_dev = alloc_dax(prd, &prd_dax_ops);
+		if (IS_ERR(dax_dev)) {
+			ret = PTR_ERR(dax_dev);
+			goto out_put_disk;
+		}
+		set_dax_nocache(dax_dev);
+		set_dax_nomc(dax_dev);
+		set_dax_synchronous(dax_dev);
+		/* dax_flush() writes back the CPU cache: fsync/msync durable */
+		dax_write_cache(dax_dev, true);
+		ret = dax_add_host(dax_dev, disk);
+		if (ret)
+			goto out_kill_dax;
+		prd->dax_dev = dax_dev;
 	}
-	set_dax_nocache(dax_dev);
-	set_dax_nomc(dax_dev);
-	set_dax_synchronous(dax_dev);
-	ret = dax_add_host(dax_dev, disk);
-	if (ret)
-		goto out_kill_dax;
 
 	ret = device_add_disk(NULL, disk, prd_attr_groups);
 	if (ret)
 		goto out_remove_host;
 	prd->disk = disk;
-	prd->dax_dev = dax_dev;
 	return 0;
 
 out_remove_host:
-	dax_remove_host(disk);
+	if (dax_dev)
+		dax_remove_host(disk);
 out_kill_dax:
-	kill_dax(dax_dev);
-	put_dax(dax_dev);
+	if (dax_dev) {
+		kill_dax(dax_dev);
+		put_dax(dax_dev);
+		prd->dax_dev = NULL;
+	}
 out_put_disk:
-	pr_err("prd: region %u: cannot add disk %s: %d\n", prd->id,
+	pr_err("region %u: cannot add disk %s: %d\n", prd->id,
 	       disk->disk_name, ret);
 	put_disk(disk);
 	return ret;
 }
 
-/* Wait until no page of the region is referenced beyond its own ref. */
-static void prd_wait_idle(struct prd_device *prd)
-{
-	unsigned long busy, waited = 0;
-
-	while ((busy = prd_pages_busy(prd))) {
-		if (!(waited % (PRD_WAIT_REPORT_SECS * 10)))
-			pr_warn("prd: region %u: waiting for %lu referenced pages before unmapping\n",
-				prd->id, busy);
-		msleep(100);
-		waited++;
-	}
-}
-
 static void prd_del_disk(struct prd_device *prd)
 {
-	dax_remove_host(prd->disk);
-	kill_dax(prd->dax_dev);
-	put_dax(prd->dax_dev);
+	if (prd->dax_dev) {
+		dax_remove_host(prd->disk);
+		kill_dax(prd->dax_dev);
+		put_dax(prd->dax_dev);
+		prd->dax_dev = NULL;
+	}
 	del_gendisk(prd->disk);
 	put_disk(prd->disk);
+	prd->disk = NULL;
+}
+
+/*
+ * Wait until no page of the region is referenced beyond its own reference,
+ * saying so every PRD_WAIT_REPORT_SECS. Return: true when the memmap may
+ * go; false when it must be leaked: the wait was killed, or a page was put
+ * below the region's reference (a sparse page then reached the page
+ * allocator: its memmap must outlive whatever the allocator made of it).
+ */
+static bool prd_wait_idle(struct prd_device *prd)
+{
+	unsigned long busy, under, ticks = 0;
+
+	for (;;) {
+		busy = prd_pages_busy(prd, &under);
+		if (WARN(under, "prd: region %u: %lu pages below their base reference\n",
+			 prd->id, under))
+			return false;
+		if (!busy)
+			return true;
+		if (fatal_signal_pending(current)) {
+			pr_err("region %u: unload killed with %lu pages still referenced\n",
+			       prd->id, busy);
+			return false;
+		}
+		if (!(ticks++ % (PRD_WAIT_REPORT_SECS * 10)))
+			pr_warn("region %u: waiting for %lu referenced pages before unmapping (kill to give up)\n",
+				prd->id, busy);
+		schedule_timeout_killable(HZ / 10);
+	}
 }
 
 static void prd_free(struct prd_device *prd)
 {
 	if (prd->disk)
 		prd_del_disk(prd);
-	prd_wait_idle(prd);
+	if (!prd_wait_idle(prd)) {
+		/* the memory stays claimed and mapped, the memmap in place */
+		pr_err("region %u %#llx+%#llx leaked: its memory and memmap stay until reboot\n",
+		       prd->id, (u64)prd->phys_addr, prd->size);
+		return;
+	}
 	prd_pages_unmap(prd);
-	release_mem_region(prd->phys_addr, prd->size);
+	prd_release(prd);
+	badblocks_exit(&prd->bb);
 	kfree(prd);
 }
 
-static int prd_alloc(unsigned int id, const struct prd_map_region *r,
-		     enum prd_page_mode mode, bool memmap_on_dev)
+/* everything but the disk: validated, claimed, laid out and mapped */
+static struct prd_device *prd_alloc(unsigned int id,
+				    const struct prd_map_region *r,
+				    enum prd_page_mode mode, bool memmap_on_dev)
 {
 	struct prd_device *prd;
 	int ret;
 
 	prd = kzalloc(sizeof(*prd), GFP_KERNEL);
 	if (!prd)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	prd->id = id;
 	prd->phys_addr = r->start;
 	prd->size = r->size;
 	prd->mode = mode;
 	prd->memmap_on_dev = memmap_on_dev;
+	prd->nid = memory_add_physaddr_to_nid(r->start);
+	if (prd->nid < 0 || !node_online(prd->nid))
+		prd->nid = numa_mem_id();
 
 	ret = prd_claim(prd);
 	if (ret)
 		goto out_free;
-	ret = prd_pages_map(prd);
+	ret = prd_layout_read(prd);
 	if (ret)
 		goto out_release;
-	ret = prd_add_disk(prd);
+	ret = badblocks_init(&prd->bb, 1);
 	if (ret)
-		goto out_unmap;
+		goto out_release;
+	ret = prd_pages_map(prd);
+	if (ret)
+		goto out_bb;
+	return prd;
 
-	prd_devs[prd_nr++] = prd;
-	pr_info("prd: %s: %#llx+%#llx pages=%s%s, memmap %llu bytes of RAM, mapped in %llu us\n",
-		prd->disk->disk_name, (u64)prd->phys_addr, prd->size,
-		prd_mode_names[mode], memmap_on_dev ? " memmap=dev" : "",
-		prd->memmap_ram, div_u64(prd->map_ns, 1000));
-	return 0;
-
-out_unmap:
-	prd_pages_unmap(prd);
+out_bb:
+	badblocks_exit(&prd->bb);
 out_release:
-	release_mem_region(prd->phys_addr, prd->size);
+	prd_release(prd);
 out_free:
 	kfree(prd);
-	return ret;
+	return ERR_PTR(ret);
 }
 
 static void prd_free_all(void)
@@ -567,27 +749,27 @@ static int prd_parse_params(enum prd_page_mode *mode, bool *memmap_on_dev)
 
 	i = match_string(prd_mode_names, ARRAY_SIZE(prd_mode_names), pages);
 	if (i < 0) {
-		pr_err("prd: pages=%s: expected none, sparse or devmap\n", pages);
+		pr_err("pages=%s: expected none, sparse or devmap\n", pages);
 		return -EINVAL;
 	}
 	*mode = i;
 	if (*mode == PRD_PAGES_SPARSE && !prd_sparse_supported()) {
-		pr_err("prd: pages=sparse needs a kernel built with mm-export-patch\n");
+		pr_err("pages=sparse needs a kernel built with mm-export-patch\n");
 		return -EOPNOTSUPP;
 	}
 
 	if (!strcmp(memmap, "dev")) {
 		*memmap_on_dev = true;
 	} else if (strcmp(memmap, "ram")) {
-		pr_err("prd: memmap=%s: expected ram or dev\n", memmap);
+		pr_err("memmap=%s: expected ram or dev\n", memmap);
 		return -EINVAL;
 	}
 	if (*memmap_on_dev && *mode != PRD_PAGES_DEVMAP) {
-		pr_err("prd: memmap=dev needs pages=devmap\n");
+		pr_err("memmap=dev needs pages=devmap\n");
 		return -EINVAL;
 	}
 	if (!*prefix || strlen(prefix) > DISK_NAME_LEN - 4 || strchr(prefix, '/')) {
-		pr_err("prd: prefix=%s: expected 1 to %d characters, no '/'\n",
+		pr_err("prefix=%s: expected 1 to %d characters, no '/'\n",
 		       prefix, DISK_NAME_LEN - 4);
 		return -EINVAL;
 	}
@@ -600,6 +782,7 @@ static int __init prd_init(void)
 	char err[PRD_MAP_ERR_LEN];
 	enum prd_page_mode mode;
 	bool memmap_on_dev = false;
+	struct prd_device *prd;
 	unsigned int nr, i;
 	int ret;
 
@@ -609,24 +792,42 @@ static int __init prd_init(void)
 	ret = prd_map_parse(map, prd_align[mode], regions, &nr, err,
 			    sizeof(err));
 	if (ret) {
-		pr_err("prd: map=: %s\n", err);
+		pr_err("map=: %s\n", err);
 		return ret;
 	}
 	for (i = 0; i < nr; i++) {
 		if (regions[i].start + regions[i].size - 1 > iomem_resource.end) {
-			pr_err("prd: region %u %#llx+%#llx is beyond the physical address space (ends at %#llx)\n",
+			pr_err("region %u %#llx+%#llx is beyond the physical address space (ends at %#llx)\n",
 			       i, regions[i].start, regions[i].size,
 			       (u64)iomem_resource.end);
 			return -EINVAL;
 		}
 	}
 
+	/* claim: every region validated and mapped, nothing announced yet */
 	for (i = 0; i < nr; i++) {
-		ret = prd_alloc(i, &regions[i], mode, memmap_on_dev);
+		prd = prd_alloc(i, &regions[i], mode, memmap_on_dev);
+		if (IS_ERR(prd)) {
+			prd_free_all();
+			return PTR_ERR(prd);
+		}
+		prd_devs[prd_nr++] = prd;
+	}
+	/* commit: the disks */
+	for (i = 0; i < nr; i++) {
+		ret = prd_add_disk(prd_devs[i]);
 		if (ret) {
 			prd_free_all();
 			return ret;
 		}
+	}
+	for (i = 0; i < nr; i++) {
+		prd = prd_devs[i];
+		pr_info("%s: %#llx+%#llx (%s) pages=%s%s, disk at %llu, memmap %llu bytes of RAM, mapped in %llu us\n",
+			prd->disk->disk_name, (u64)prd->phys_addr, prd->size,
+			prd->described_by, prd_mode_names[mode],
+			memmap_on_dev ? " memmap=dev" : "", prd->data_offset,
+			prd->memmap_ram, div_u64(prd->map_ns, 1000));
 	}
 	return 0;
 }

@@ -12,8 +12,12 @@
  * In the page modes every data page starts with one reference, owned by the
  * region (ZONE_DEVICE FS_DAX pages are idle at 1, sparse pages are given
  * theirs by the driver): a page above that is in use by someone else, and
- * the region is not unmapped until none is.
+ * the region is not unmapped until none is. A page below it was put once
+ * too often (a sparse page then went to the page allocator): the region's
+ * memmap is then never torn down, see prd_free().
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/io.h>
 #include <linux/memremap.h>
 #include <linux/mm.h>
@@ -24,45 +28,44 @@
 static int prd_devmap_map(struct prd_device *prd)
 {
 	unsigned long nr_pages = PHYS_PFN(prd->size);
-	u64 memmap = (u64)nr_pages * sizeof(struct page);
-	struct dev_pagemap *pgmap = &prd->pgmap;
+	struct dev_pagemap *pgmap;
 	void *addr;
 
-	memset(pgmap, 0, sizeof(*pgmap));
+	pgmap = kzalloc(sizeof(*pgmap), GFP_KERNEL);
+	if (!pgmap)
+		return -ENOMEM;
 	pgmap->type = MEMORY_DEVICE_FS_DAX;
 	pgmap->range.start = prd->phys_addr;
 	pgmap->range.end = prd->phys_addr + prd->size - 1;
 	pgmap->nr_range = 1;
 
 	if (prd->memmap_on_dev) {
-		/* the memmap takes the head of the region, 2 MiB aligned */
-		u64 offset = ALIGN(memmap, SZ_2M);
+		/*
+		 * The memmap in the area prd_layout_read() reserved: after the
+		 * info block page, up to the disk.
+		 */
 		struct vmem_altmap altmap = {
 			.base_pfn = PHYS_PFN(prd->phys_addr),
 			.end_pfn = PHYS_PFN(prd->phys_addr + prd->size) - 1,
-			.free = PHYS_PFN(offset),
+			.reserve = 1,
+			.free = PHYS_PFN(prd->data_offset) - 1,
 		};
 
-		if (offset >= prd->size) {
-			pr_err("prd: region %u (%llu bytes) too small for its memmap (%llu bytes) on the device\n",
-			       prd->id, prd->size, offset);
-			return -ENOSPC;
-		}
 		memcpy(&pgmap->altmap, &altmap, sizeof(altmap));
 		pgmap->flags |= PGMAP_ALTMAP_VALID;
-		prd->data_offset = offset;
 	} else {
-		prd->memmap_ram = memmap;
+		prd->memmap_ram = (u64)nr_pages * sizeof(struct page);
 	}
 
-	addr = memremap_pages(pgmap, NUMA_NO_NODE);
+	addr = memremap_pages(pgmap, prd->nid);
 	if (IS_ERR(addr)) {
-		pr_err("prd: region %u: memremap_pages failed: %ld\n",
-		       prd->id, PTR_ERR(addr));
-		prd->data_offset = 0;
+		pr_err("region %u: memremap_pages failed: %ld\n", prd->id,
+		       PTR_ERR(addr));
 		prd->memmap_ram = 0;
+		kfree(pgmap);
 		return PTR_ERR(addr);
 	}
+	prd->pgmap = pgmap;
 	prd->virt_addr = addr;
 	prd->pfn_flags = PFN_DEV | PFN_MAP;
 	return 0;
@@ -70,9 +73,10 @@ static int prd_devmap_map(struct prd_device *prd)
 
 /**
  * prd_pages_map - map a region in its page mode
- * @prd: the device; phys_addr, size, mode and memmap_on_dev are set
+ * @prd: the device; phys_addr, size, nid, mode, memmap_on_dev and
+ *	data_offset (prd_layout_read()) are set
  *
- * Sets virt_addr, pfn_flags, data_offset, memmap_ram and map_ns.
+ * Sets virt_addr, pfn_flags, memmap_ram and map_ns.
  * Return: 0 or a negative errno, after one pr_err() naming the problem.
  */
 int prd_pages_map(struct prd_device *prd)
@@ -84,7 +88,7 @@ int prd_pages_map(struct prd_device *prd)
 	case PRD_PAGES_NONE:
 		prd->virt_addr = memremap(prd->phys_addr, prd->size, MEMREMAP_WB);
 		if (!prd->virt_addr) {
-			pr_err("prd: region %u: memremap failed\n", prd->id);
+			pr_err("region %u: memremap failed\n", prd->id);
 			ret = -ENXIO;
 		}
 		prd->pfn_flags = PFN_DEV;
@@ -111,7 +115,9 @@ void prd_pages_unmap(struct prd_device *prd)
 		memunmap(prd->virt_addr);
 		break;
 	case PRD_PAGES_DEVMAP:
-		memunmap_pages(&prd->pgmap);
+		memunmap_pages(prd->pgmap);
+		kfree(prd->pgmap);
+		prd->pgmap = NULL;
 		break;
 	case PRD_PAGES_SPARSE:
 		prd_sparse_unmap(prd);
@@ -123,20 +129,27 @@ void prd_pages_unmap(struct prd_device *prd)
 /**
  * prd_pages_busy - count the data pages referenced beyond the region's own
  * @prd: the device
+ * @under: set to the number of data pages below the region's reference
  *
+ * Walks the memmap of the whole disk: not for hot paths.
  * Return: the number of pages whose refcount is above 1; 0 in mode none.
  */
-unsigned long prd_pages_busy(struct prd_device *prd)
+unsigned long prd_pages_busy(struct prd_device *prd, unsigned long *under)
 {
 	unsigned long pfn = PHYS_PFN(prd->phys_addr + prd->data_offset);
 	unsigned long end = PHYS_PFN(prd->phys_addr + prd->size);
 	unsigned long busy = 0;
+	int ref;
 
+	*under = 0;
 	if (prd->mode == PRD_PAGES_NONE)
 		return 0;
 	for (; pfn < end; pfn++) {
-		if (page_ref_count(pfn_to_page(pfn)) > 1)
+		ref = page_ref_count(pfn_to_page(pfn));
+		if (ref > 1)
 			busy++;
+		else if (ref < 1)
+			(*under)++;
 		if (!(pfn & 4095))
 			cond_resched();
 	}

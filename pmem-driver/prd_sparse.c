@@ -24,6 +24,8 @@
  * Kbuild defines PRD_HAVE_SPARSE when the kernel exports these symbols;
  * elsewhere pages=sparse is refused at load time.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/errno.h>
 #include <linux/printk.h>
 #include "prd_dev.h"
@@ -53,19 +55,19 @@ static int prd_sparse_check(struct prd_device *prd)
 	unsigned long end = PHYS_PFN(prd->phys_addr + prd->size);
 
 	if (!IS_ALIGNED(prd->phys_addr | prd->size, PRD_SECTION_BYTES)) {
-		pr_err("prd: region %u: pages=sparse needs start and size aligned to %lu MiB\n",
+		pr_err("region %u: pages=sparse needs start and size aligned to %lu MiB\n",
 		       prd->id, PRD_SECTION_BYTES >> 20);
 		return -EINVAL;
 	}
 	if (prd->phys_addr < pluggable.start ||
 	    prd->phys_addr + prd->size - 1 > pluggable.end) {
-		pr_err("prd: region %u is outside the hot-pluggable range %#llx-%#llx\n",
+		pr_err("region %u is outside the hot-pluggable range %#llx-%#llx\n",
 		       prd->id, pluggable.start, pluggable.end);
 		return -ERANGE;
 	}
 	for (; pfn < end; pfn += PAGES_PER_SECTION) {
 		if (valid_section(__pfn_to_section(pfn))) {
-			pr_err("prd: region %u: section at pfn %#lx already has a memmap\n",
+			pr_err("region %u: section at pfn %#lx already has a memmap\n",
 			       prd->id, pfn);
 			return -EBUSY;
 		}
@@ -86,11 +88,8 @@ int prd_sparse_map(struct prd_device *prd)
 	struct mhp_params params = { .pgprot = pgprot_decrypted(PAGE_KERNEL) };
 	unsigned long nr = 0, total = prd->size / PRD_SECTION_BYTES;
 	void *vaddr = __va(prd->phys_addr);
-	int nid, ret;
+	int nid = prd->nid, ret;
 
-	nid = memory_add_physaddr_to_nid(prd->phys_addr);
-	if (nid < 0 || !node_online(nid))
-		nid = numa_mem_id();
 	prd->zone = &NODE_DATA(nid)->node_zones[ZONE_NORMAL];
 
 	mem_hotplug_begin();
@@ -100,7 +99,7 @@ int prd_sparse_map(struct prd_device *prd)
 
 	ret = kasan_add_zero_shadow(vaddr, prd->size);
 	if (ret) {
-		pr_err("prd: region %u: no KASAN shadow: %d\n", prd->id, ret);
+		pr_err("region %u: no KASAN shadow: %d\n", prd->id, ret);
 		goto out_unlock;
 	}
 	/* a section at a time, so a failure unwinds exactly what was added */
@@ -108,7 +107,7 @@ int prd_sparse_map(struct prd_device *prd)
 		ret = arch_add_memory(nid, prd->phys_addr + nr * PRD_SECTION_BYTES,
 				      PRD_SECTION_BYTES, &params);
 		if (ret) {
-			pr_err("prd: region %u: adding section %lu failed: %d\n",
+			pr_err("region %u: adding section %lu failed: %d\n",
 			       prd->id, nr, ret);
 			goto out_remove;
 		}

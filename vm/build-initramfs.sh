@@ -19,17 +19,19 @@ kdir=$(kernel_dir "$flavour")
 [ -e "$kdir/.pmemzc-done" ] || die "no $flavour kernel: run vm/build-kernel.sh $flavour"
 
 TOOLS=(dd kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl mke2fs mkfs.ext4
-       e2fsck dumpe2fs filefrag sfdisk)
-PKGS=(coreutils kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk)
+       e2fsck dumpe2fs filefrag sfdisk mkfs.xfs xfs_io)
+PKGS=(coreutils kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk xfsprogs)
 # static busybox out of Debian's busybox-static .deb, never installed
 busybox=$("$PMEMZC_TOP/vm/get-busybox.sh")
 
 key=$( { basename "$kdir"; dpkg-query -W "${PKGS[@]}"; echo "${TOOLS[*]} $busybox";
 	 cat "$0" "$PMEMZC_TOP/vm/guest/init"; } | content_key)
-out=$PMEMZC_CACHE/initramfs/$flavour-$key.cpio
+# named after the kernel build, so that vm/cache.sh drop finds it
+out=$PMEMZC_CACHE/initramfs/$(basename "$kdir")-$key.cpio
 link=$PMEMZC_CACHE/initramfs-$flavour.cpio
 if [ -e "$out" ]; then
 	ln -sfn "$out" "$link"
+	touch "$out"
 	exit 0
 fi
 

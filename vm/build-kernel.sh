@@ -10,7 +10,9 @@
 # must survive olddefconfig or the build stops.
 # Build: $PMEMZC_CACHE/build/<flavour>-<key> (O=), ccache, bzImage + modules.
 # The key is the content of the tarball name, patches, fragments and this
-# script: an unchanged second run only checks the stamp and rebuilds nothing.
+# script (kernel_paths in vm/common.sh): an unchanged second run only checks
+# the stamp and rebuilds nothing. After a build, vm/cache.sh prune keeps the
+# two most recently used source trees and builds of each flavour.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -19,20 +21,15 @@ case $flavour in test|bench) ;; *) die "unknown flavour '$flavour' (test|bench)"
 [ -r "$PMEMZC_KSRC_TAR" ] || die "$PMEMZC_KSRC_TAR missing: apt-get install linux-source-6.1"
 
 cfgdir=$PMEMZC_TOP/vm/config
-patches=()
-while IFS= read -r -d '' p; do patches+=("$p"); done < <(
-	find "$PMEMZC_TOP/mm-export-patch" -maxdepth 1 -name '[0-9]*.patch' \
-		! -name '*cover-letter*' -print0 2>/dev/null | sort -z)
-
-srckey=$( { echo "$(basename "$PMEMZC_KSRC_TAR") $(stat -c %s "$PMEMZC_KSRC_TAR")"
-	    for p in "${patches[@]}"; do sha256sum < "$p"; done; } | content_key)
-key=$( { echo "$srckey"; cat "$cfgdir/base.config" "$cfgdir/$flavour.config" "$0"; } | content_key)
-src=$PMEMZC_CACHE/src/linux-$srckey
-out=$PMEMZC_CACHE/build/$flavour-$key
+kernel_paths "$flavour"
+patches=("${KPATCHES[@]}")
+src=$KSRC_DIR
+out=$KBUILD_DIR
 link=$PMEMZC_CACHE/kernel-$flavour
 
 if [ -e "$out/.pmemzc-done" ]; then
 	ln -sfn "$out" "$link"
+	touch "$out" "$src"	# most recently used: kept by the prune
 	say "$flavour kernel up to date: $out"
 	exit 0
 fi
@@ -91,5 +88,7 @@ start=$(date +%s)
 rm -rf "$out/modroot"
 "${kmake[@]}" -s INSTALL_MOD_PATH="$out/modroot" INSTALL_MOD_STRIP=1 modules_install >>"$out/build.log" 2>&1
 say "built in $(( $(date +%s) - start )) s"
-touch "$out/.pmemzc-done"
+touch "$out/.pmemzc-done" "$out" "$src"
 ln -sfn "$out" "$link"
+# the cache keeps the two most recently used trees and builds per flavour
+"$PMEMZC_TOP/vm/cache.sh" prune

@@ -14,19 +14,28 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 # keep_newest N PATH...: remove all but the N most recently modified PATHs,
-# never the target of a kernel-* or initramfs-* link
+# never the target of a kernel-* or initramfs-* link. A folder without the
+# .pmemzc-done stamp of a finished build counts as unfinished: it goes when
+# a finished one is newer (a failed attempt), and never counts among the N.
 keep_newest() {
-	local n=$1 p cur=()
+	local n=$1 p cur=() kept=0 newest_done=
 	shift
 	for p in "$PMEMZC_CACHE"/kernel-* "$PMEMZC_CACHE"/initramfs-*.cpio; do
 		[ -L "$p" ] && cur+=("$(readlink -f "$p")")
 	done
 	[ $# -gt 0 ] && [ -e "$1" ] || return 0
-	ls -1dt -- "$@" | tail -n +$((n + 1)) | while IFS= read -r p; do
-		[[ " ${cur[*]} " == *" $(readlink -f "$p") "* ]] && continue
+	while IFS= read -r p; do
+		[[ " ${cur[*]} " == *" $(readlink -f "$p") "* ]] && { kept=$((kept + 1)); continue; }
+		if [ -d "$p" ] && [ ! -e "$p/.pmemzc-done" ]; then
+			[ -n "$newest_done" ] || continue
+		else
+			newest_done=$p
+			kept=$((kept + 1))
+			[ $kept -le "$n" ] && continue
+		fi
 		say "cache: removing $p"
 		rm -rf -- "$p"
-	done
+	done < <(ls -1dt -- "$@")
 }
 
 case ${1:-} in

@@ -49,15 +49,20 @@ test_run() {
 	# 3. prune: two most recently used of each kind stay, and what a link
 	#    points to
 	rm -rf "$cache"; mkdir -p "$cache/src" "$cache/build" "$cache/initramfs"
-	for i in 1 2 3 4; do
+	# 1..4 finished, 5 a failed attempt between 3 and 4, 0 an unfinished
+	# one older than every finished build, 6 one newer (being built)
+	for i in 0 1 2 3 4 5 6; do
 		mkdir "$cache/src/linux-$i" "$cache/build/test-$i" "$cache/build/bench-$i"
+		case $i in 0|5|6) ;; *) touch "$cache/src/linux-$i/.pmemzc-done" "$cache/build/test-$i/.pmemzc-done" "$cache/build/bench-$i/.pmemzc-done" ;; esac
 		echo x > "$cache/initramfs/test-$i.cpio"
-		touch -d "2026-01-0$i" "$cache/src/linux-$i" "$cache/build/test-$i" "$cache/build/bench-$i" "$cache/initramfs/test-$i.cpio"
+		touch -d "2026-01-0$((i + 1))" "$cache/src/linux-$i" "$cache/build/test-$i" "$cache/build/bench-$i" "$cache/initramfs/test-$i.cpio"
 	done
+	touch -d 2026-02-01 "$cache/src/linux-6" "$cache/build/test-6" "$cache/build/bench-6"
+	touch -d '2026-01-04 12:00' "$cache/src/linux-5" "$cache/build/test-5" "$cache/build/bench-5" "$cache/initramfs/test-5.cpio"
 	ln -s build/bench-1 "$cache/kernel-bench"
 	PMEMZC_CACHE=$cache "$repo/vm/cache.sh" prune > "$T/prune.log" 2>&1 || { cat "$T/prune.log"; return 1; }
 	left=$(cd "$cache" && echo src/* build/* initramfs/*)
-	[ "$left" = "src/linux-3 src/linux-4 build/bench-1 build/bench-3 build/bench-4 build/test-3 build/test-4 initramfs/test-3.cpio initramfs/test-4.cpio" ] ||
+	[ "$left" = "src/linux-3 src/linux-4 src/linux-6 build/bench-1 build/bench-3 build/bench-4 build/bench-6 build/test-3 build/test-4 build/test-6 initramfs/test-4.cpio initramfs/test-6.cpio" ] ||
 		{ echo "prune left: $left"; return 1; }
-	echo "# prune: the two newest of each kind kept (and the linked build)"
+	echo "# prune: the two newest finished builds of each kind kept (and the linked one, and one being built); failed attempts gone"
 }

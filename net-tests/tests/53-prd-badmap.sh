@@ -41,8 +41,23 @@ map=1M@0x100100000 pages=devmap|Invalid parameters|is not aligned to 2 MiB
 # the driver: what the region is
 map=4K@0x100000|Invalid parameters|touches System RAM
 map=1G@0|Invalid parameters|touches System RAM
-map=4K@BAR|Device or resource busy|is already claimed
 map=4K@0xfffffffffff000|Invalid parameters|beyond the physical address space
+# only persistent memory the firmware describes (the lab's NVDIMM: NFIT
+# SPA range 0x100000000-0x11fffffff)
+map=16M@0xc0000000|Invalid parameters|region 0 0xc0000000+0x1000000 is not persistent memory: it overlaps device memory (MMIO) at 0xc0000000
+map=4K@0xb0000000|Invalid parameters|is not persistent memory: it overlaps device memory (MMIO) at 0xb0000000
+map=4K@0xfec00000|Invalid parameters|is not persistent memory: it overlaps device memory (MMIO) at 0xfec00000
+map=4K@0xfed00000|Invalid parameters|is not persistent memory: it overlaps device memory (MMIO) at 0xfed00000
+map=4K@0xfee00000|Invalid parameters|is not persistent memory: it overlaps device memory (MMIO) at 0xfee00000
+map=4K@0xa0000|Invalid parameters|is not persistent memory: it overlaps device memory (MMIO) at 0xa0000
+map=4K@BAR|Invalid parameters|is not persistent memory: it overlaps device memory (MMIO) at BAR
+map=1G@4G|Invalid parameters|region 0 0x100000000+0x40000000 is not persistent memory: it extends past the persistent memory range 0x100000000-0x11fffffff
+map=2M@0x11ff00000|Invalid parameters|is not persistent memory: it extends past the persistent memory range 0x100000000-0x11fffffff
+map=256M@0x180000000|Invalid parameters|region 0 0x180000000+0x10000000 is not persistent memory: nothing the firmware describes is there
+map=16M@0x200000000|Invalid parameters|is not persistent memory: nothing the firmware describes is there
+map=4K@0xfffc0000|Invalid parameters|is not persistent memory: nothing the firmware describes is there
+map=256M@4G,16M@0xc0000000|Invalid parameters|region 1 0xc0000000+0x1000000 is not persistent memory: it overlaps device memory
+map=4K@4G,4K@0x180000000 pages=none|Invalid parameters|region 1 0x180000000+0x1000 is not persistent memory: nothing
 # companion parameters
 map=4K@4G pages=foo|Invalid parameters|pages=foo: expected none, sparse or devmap
 map=2M@4G memmap=disk pages=devmap|Invalid parameters|memmap=disk: expected ram or dev
@@ -64,6 +79,7 @@ n=0 bad=0
 while IFS='|' read -r args errno want; do
 	case $args in ''|'#'*) continue ;; esac
 	args=$(echo "$args" | sed -e "s/BAR/0x$bar/" -e 's/^NOARGS$//')
+	want=$(echo "$want" | sed -e "s/BAR/0x$bar/")
 	n=$((n + 1))
 	dmesg -c > /dev/null
 	if $INSMOD $P $args 2>/tmp/err; then
@@ -88,6 +104,15 @@ echo "1..$n" >> /work/badmap.tap
 cat /work/badmap.tap
 echo "$n refusals checked"
 [ $bad = 0 ] || fail "some bad parameters were not refused as expected"
+
+# a range another driver holds: upstream's nd_pmem on the NVDIMM
+modprobe nd_pmem && modprobe nfit && wait_for 30 test -b /dev/pmem0 || fail "nd_pmem"
+dmesg -c > /dev/null
+$INSMOD $P map=4K@4G prefix=prd 2>/tmp/err && { rmmod prd; fail "a range nd_pmem holds was mapped"; }
+grep -q 'Device or resource busy' /tmp/err || fail "claimed range: insmod said $(cat /tmp/err)"
+dmesg | grep -q 'prd: region 0 0x100000000+0x1000 is already claimed' || fail "claimed range: $(dmesg | grep prd)"
+rmmod nd_pmem nfit libnvdimm || fail "rmmod nd_pmem nfit libnvdimm"
+echo "a range nd_pmem holds: EBUSY, already claimed"
 
 # right after all that, a good load works and unloads
 $INSMOD $P map=256M@4G,128M@0x110000000 || fail "good load after refusals"
