@@ -22,7 +22,7 @@ KDIR = $(PMEMZC_CACHE)/kernel-$(FLAVOUR)
 
 # out-of-tree modules built against the guest kernel
 MODULE_DIRS := pmem-driver pmem-zc-demo/module net-tests/modules/warn_test \
-	       net-tests/modules/page_put_test
+	       net-tests/modules/page_ref_test
 
 .PHONY: all deps kernel initramfs modules tools cli check demo shell bench fuzz clean distclean
 

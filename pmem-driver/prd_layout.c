@@ -187,7 +187,7 @@ int prd_layout_read(struct prd_device *prd)
 		if (memchr_inv(ib, 0, SZ_4K)) {
 			pr_err("region %u %#llx+%#llx holds data and no prd info block: memmap=dev would overwrite its first %llu bytes (load it with memmap=ram, or zero them first)\n",
 			       prd->id, (u64)prd->phys_addr, prd->size, offset);
-			ret = -EEXIST;
+			ret = -EBUSY;
 			goto out_free;
 		}
 	}

@@ -45,9 +45,9 @@ test_run() {
 	! kill -0 "$p" 2>/dev/null || { kill -KILL "$p"; echo "SIGINT: guest A (QEMU pid $p) still running"; return 1; }
 	echo "# SIGINT: run stopped with 130, the test's guest gone, the next test never started"
 
-	inner TERM 32-host-sleeps/sleep.pid host-sleeps never-runs || return 1
-	check TERM 143 32-host-sleeps || return 1
-	p=$(cat "$T/inner-TERM/32-host-sleeps/sleep.pid")
+	inner TERM 25-host-sleeps/sleep.pid host-sleeps never-runs || return 1
+	check TERM 143 25-host-sleeps || return 1
+	p=$(cat "$T/inner-TERM/25-host-sleeps/sleep.pid")
 	! kill -0 "$p" 2>/dev/null || { kill -KILL "$p"; echo "SIGTERM: the test's sleep (pid $p) still running"; return 1; }
 	echo "# SIGTERM: run stopped with 143, the test's processes gone, the next test never started"
 }

@@ -12,7 +12,7 @@ test_run() {
 	cat > "$T/A.job" <<'JOB'
 . /top/vm/guest/lib.sh
 set -e
-insmod /top/pmem-driver/prd.ko map=128M@4G,256M@0x108000000
+$INSMOD /top/pmem-driver/prd.ko map=128M@4G,256M@0x108000000
 test -b /dev/pmem0 && test -b /dev/pmem1 || fail "no disks"
 [ "$(blockdev --getsize64 /dev/pmem0)" = $((128 << 20)) ] || fail "pmem0 size"
 [ "$(blockdev --getsize64 /dev/pmem1)" = $((256 << 20)) ] || fail "pmem1 size"
@@ -112,7 +112,7 @@ JOB
 		n=$((n + 1))
 	done < "$T/manifest"
 	[ $bad = 0 ] || return 1
-	# 11 offset/size cases on each of the two disks, each in the manifest
-	[ $n = 22 ] || { echo "the manifest lists $n writes, expected 22"; return 1; }
+	# 11 offset/size cases on each of the two disks and the O_DSYNC write
+	[ $n = 23 ] || { echo "the manifest lists $n writes, expected 23"; return 1; }
 	echo "# prd I/O: $n writes found intact at their physical addresses in the NVDIMM backing file"
 }

@@ -15,7 +15,7 @@ check_mode() {
 	name=$1 args=$2 dax=$3
 	sync; echo 3 > /proc/sys/vm/drop_caches
 	before=$(free_kb)
-	insmod /top/pmem-driver/prd.ko map=512M@4G $args || fail "$name: insmod"
+	$INSMOD /top/pmem-driver/prd.ko map=512M@4G $args || fail "$name: insmod"
 	after=$(free_kb)
 	d=/sys/block/pmem0/prd
 	echo "$name: page_mode=$(cat $d/page_mode) memmap=$(cat $d/memmap) memmap_ram_bytes=$(cat $d/memmap_ram_bytes)" \
@@ -73,6 +73,10 @@ check_mode() {
 check_mode none "pages=none" 0
 check_mode sparse "pages=sparse" 0
 check_mode devmap "pages=devmap" 1
+# memmap=dev lays the region out anew: only over a head with nothing in it
+$INSMOD /top/pmem-driver/prd.ko map=512M@4G || fail "insmod to clear"
+/usr/bin/dd if=/dev/zero of=/dev/pmem0 bs=1M count=16 oflag=direct status=none || fail "clear the head"
+rmmod prd
 check_mode devmap-dev "pages=devmap memmap=dev" 1
 JOB
 	vm_run A "$T" A.job 800 || return 1

@@ -6,7 +6,7 @@ TEST_TIMEOUT=600
 load() {
 	cat <<'JOB'
 . /top/vm/guest/lib.sh
-insmod /top/pmem-driver/prd.ko map=256M@4G,256M@0x110000000 pages=devmap || fail "insmod"
+$INSMOD /top/pmem-driver/prd.ko map=256M@4G,256M@0x110000000 pages=devmap || fail "insmod"
 mkdir -p /mnt
 JOB
 }
