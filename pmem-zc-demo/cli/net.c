@@ -52,15 +52,18 @@ const char *net_addr_str(const struct sockaddr_storage *ss, bool port,
 	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
 	char a[INET6_ADDRSTRLEN] = "?";
 	bool v6 = ss->ss_family == AF_INET6;
+	bool mapped = v6 && IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr);
 
-	if (v6)
+	if (mapped)
+		inet_ntop(AF_INET, &sin6->sin6_addr.s6_addr[12], a, sizeof(a));
+	else if (v6)
 		inet_ntop(AF_INET6, &sin6->sin6_addr, a, sizeof(a));
 	else if (ss->ss_family == AF_INET)
 		inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
 	if (!port)
 		snprintf(buf, size, "%s", a);
 	else
-		snprintf(buf, size, v6 ? "[%s]:%u" : "%s:%u", a,
+		snprintf(buf, size, v6 && !mapped ? "[%s]:%u" : "%s:%u", a,
 			 ntohs(v6 ? sin6->sin6_port : sin->sin_port));
 	return buf;
 }

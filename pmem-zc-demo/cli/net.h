@@ -19,7 +19,10 @@ int net_connect(const struct sockaddr_storage *ss, socklen_t len);
  */
 int net_listen(struct sockaddr_storage *ss, socklen_t len, int backlog);
 
-/* "1.2.3.4" or "::1" (@port false), "1.2.3.4:80" or "[::1]:80" (true). */
+/*
+ * "1.2.3.4" or "::1" (@port false), "1.2.3.4:80" or "[::1]:80" (true); an
+ * IPv4-mapped IPv6 address as IPv4.
+ */
 const char *net_addr_str(const struct sockaddr_storage *ss, bool port,
 			 char *buf, size_t size);
 
