@@ -51,12 +51,12 @@ static size_t find_head_end(const char *buf, size_t from, size_t len)
 	return 0;
 }
 
-static size_t fail(struct http_request *r, int status, const char *why,
-		   size_t consumed)
+/* Set the answer of a request that will not be served: returns @status. */
+static int bad(struct http_request *r, int status, const char *why)
 {
 	r->status = status;
 	r->why = why;
-	return consumed;
+	return status;
 }
 
 /* Bytes the parser lets through: obs-fold, bare CR, NUL. */
@@ -137,16 +137,16 @@ static int cb_field(http_parser *hp, const char *at, size_t n)
 	r->in_value = false;
 	r->field = (struct http_slice){ at, n };
 	if (++r->fields > r->lim->fields_max) {
-		fail(r, 431, "too many header fields", 0);
+		bad(r, 431, "too many header fields");
 		return -1;
 	}
 	if (!token(at, n)) {
-		fail(r, 400, "invalid header field name", 0);
+		bad(r, 400, "invalid header field name");
 		return -1;
 	}
 	r->value = known_field(r);
 	if (r->value && r->value->p) {
-		fail(r, 400, "repeated header field", 0);
+		bad(r, 400, "repeated header field");
 		return -1;
 	}
 	if (r->value)	/* an empty value has no callback */
@@ -154,15 +154,30 @@ static int cb_field(http_parser *hp, const char *at, size_t n)
 	return 0;
 }
 
+/* field-vchar, SP and HTAB (RFC 9110 5.5): no other control byte. */
+static bool value_ok(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((p[i] >= 0 && p[i] < ' ' && p[i] != '\t') || p[i] == 0x7f)
+			return false;
+	return true;
+}
+
 static int cb_value(http_parser *hp, const char *at, size_t n)
 {
 	struct http_request *r = hp->data;
 
 	if (r->in_value) {	/* a second piece: a folded line */
-		fail(r, 400, "obs-fold", 0);
+		bad(r, 400, "obs-fold");
 		return -1;
 	}
 	r->in_value = true;
+	if (!value_ok(at, n)) {
+		bad(r, 400, "control character in a field value");
+		return -1;
+	}
 	while (n && (at[n - 1] == ' ' || at[n - 1] == '\t'))
 		n--;
 	while (n && (*at == ' ' || *at == '\t')) {
@@ -186,13 +201,28 @@ static bool host_ok(struct http_slice h)
 	return true;
 }
 
+/* The request line is exactly "METHOD SP target SP HTTP/d.d". */
+static bool line_exact(const struct http_request *r)
+{
+	char want[64];
+	const char *m = http_method_str(r->method);
+	size_t ml = strlen(m), tail;
+
+	tail = snprintf(want, sizeof(want), " HTTP/%u.%u", r->major,
+			r->minor);
+	return r->line.n == ml + 1 + r->target.n + tail &&
+	       !memcmp(r->line.p, m, ml) && r->line.p[ml] == ' ' &&
+	       r->line.p + ml + 1 == r->target.p &&
+	       !memcmp(r->target.p + r->target.n, want, tail);
+}
+
 static int method_status(struct http_request *r, int method)
 {
 	if (method == HTTP_GET || method == HTTP_HEAD)
 		return 0;
 	if (method == HTTP_OPTIONS && r->target.n == 1 && *r->target.p == '*')
-		return fail(r, 501, "OPTIONS * is not implemented", 0);
-	return fail(r, 405, "method not allowed", 0);
+		return bad(r, 501, "OPTIONS * is not implemented");
+	return bad(r, 405, "method not allowed");
 }
 
 static int cb_headers_complete(http_parser *hp)
@@ -204,18 +234,20 @@ static int cb_headers_complete(http_parser *hp)
 	r->minor = hp->http_minor;
 	r->head = hp->method == HTTP_HEAD;
 	r->keep_alive = http_should_keep_alive(hp);
-	if (hp->http_major != 1)
-		fail(r, 505, "HTTP version not supported", 0);
+	if (!line_exact(r))
+		bad(r, 400, "malformed request line");
+	else if (hp->http_major != 1)
+		bad(r, 505, "HTTP version not supported");
 	else if (method_status(r, hp->method))
 		;
 	else if (hp->uses_transfer_encoding)
-		fail(r, 400, "Transfer-Encoding on GET or HEAD", 0);
+		bad(r, 400, "Transfer-Encoding on GET or HEAD");
 	else if ((hp->flags & F_CONTENTLENGTH) && hp->content_length)
-		fail(r, 400, "a body on GET or HEAD", 0);
+		bad(r, 400, "a body on GET or HEAD");
 	else if (!r->host.p && hp->http_minor >= 1)
-		fail(r, 400, "no Host in an HTTP/1.1 request", 0);
+		bad(r, 400, "no Host in an HTTP/1.1 request");
 	else if (r->host.p && !host_ok(r->host))
-		fail(r, 400, "invalid Host", 0);
+		bad(r, 400, "invalid Host");
 	return r->status ? -1 : 0;
 }
 
@@ -234,21 +266,6 @@ static const http_parser_settings parser_settings = {
 };
 
 /* --- the request line and target ------------------------------------------ */
-
-/* The request line is exactly "METHOD SP target SP HTTP/d.d". */
-static bool line_exact(const struct http_request *r)
-{
-	char want[64];
-	const char *m = http_method_str(r->method);
-	size_t ml = strlen(m), tail;
-
-	tail = snprintf(want, sizeof(want), " HTTP/%u.%u", r->major,
-			r->minor);
-	return r->line.n == ml + 1 + r->target.n + tail &&
-	       !memcmp(r->line.p, m, ml) && r->line.p[ml] == ' ' &&
-	       r->line.p + ml + 1 == r->target.p &&
-	       !memcmp(r->target.p + r->target.n, want, tail);
-}
 
 /* An unknown method is a token followed by SP (501); else garbage (400). */
 static int method_error(const struct http_slice *line)
@@ -283,11 +300,11 @@ static int absolute_path(struct http_request *r)
 	    !(u.field_set & (1 << UF_SCHEMA)) ||
 	    !(u.field_set & (1 << UF_HOST)) ||
 	    (u.field_set & (1 << UF_USERINFO)))
-		return fail(r, 400, "bad absolute-form target", 0);
+		return bad(r, 400, "bad absolute-form target");
 	s = (struct http_slice){ r->target.p + u.field_data[UF_SCHEMA].off,
 				 u.field_data[UF_SCHEMA].len };
 	if (!field_is(&s, "http") && !field_is(&s, "https"))
-		return fail(r, 400, "not an http URI", 0);
+		return bad(r, 400, "not an http URI");
 	if (u.field_set & (1 << UF_PATH))
 		r->path_raw = (struct http_slice){
 			r->target.p + u.field_data[UF_PATH].off,
@@ -303,22 +320,21 @@ static int target_path(struct http_request *r)
 	const char *q;
 	int ret;
 
-	if (!target_chars_ok(r->target))
-		return fail(r, 400, "invalid character in the target", 0);
+	if (!r->target.n || !target_chars_ok(r->target))
+		return bad(r, 400, "invalid character in the target");
 	if (r->target.p[0] == '/') {
 		q = memchr(r->target.p, '?', r->target.n);
 		r->path_raw = (struct http_slice){ r->target.p,
 			q ? (size_t)(q - r->target.p) : r->target.n };
 	} else if (r->target.n == 1 && r->target.p[0] == '*') {
-		return fail(r, 400, "asterisk-form is for OPTIONS", 0);
+		return bad(r, 400, "asterisk-form is for OPTIONS");
 	} else if (absolute_path(r)) {
 		return r->status;
 	}
 	ret = http_decode_path(r->path_raw.p + 1, r->path_raw.n - 1,
 			       r->path, sizeof(r->path));
 	if (ret)
-		return fail(r, ret, ret == 414 ? "path too long" :
-			    "bad path", 0);
+		return bad(r, ret, ret == 414 ? "path too long" : "bad path");
 	r->slash = r->path_raw.p[r->path_raw.n - 1] == '/';
 	return 0;
 }
@@ -416,12 +432,12 @@ static void run_parser(struct http_request *r, const char *head, size_t n)
 	if (r->status || e == HPE_PAUSED)
 		return;
 	if (e == HPE_INVALID_METHOD)
-		fail(r, method_error(&r->line), "unknown method", 0);
+		bad(r, method_error(&r->line), "unknown method");
 	else if (e == HPE_HEADER_OVERFLOW)
-		fail(r, 431, "header too large", 0);
+		bad(r, 431, "header too large");
 	else
-		fail(r, 400, e == HPE_OK ? "incomplete request" :
-		     http_errno_description(e), 0);
+		bad(r, 400, e == HPE_OK ? "incomplete request" :
+		     http_errno_description(e));
 }
 
 size_t http_parse(struct http_request *r, const char *buf, size_t len,
@@ -434,8 +450,10 @@ size_t http_parse(struct http_request *r, const char *buf, size_t len,
 	memset(r, 0, sizeof(*r));
 	r->lim = lim;
 	r->method = -1;
-	if (start > EMPTY_LINES_MAX)
-		return fail(r, 400, "empty lines instead of a request", start);
+	if (start > EMPTY_LINES_MAX) {
+		bad(r, 400, "empty lines instead of a request");
+		return start;
+	}
 	ret = frame(buf, len, start, lim, &line_end, &end);
 	if (ret < 0)
 		return 0;
@@ -443,15 +461,17 @@ size_t http_parse(struct http_request *r, const char *buf, size_t len,
 	r->line.n = (ret == 414 ? len : line_end) - start;
 	if (r->line.n && r->line.p[r->line.n - 1] == '\r')
 		r->line.n--;
-	if (ret)
-		return fail(r, ret, ret == 414 ? "request line too long" :
-			    "header section too large", len);
+	if (ret) {
+		bad(r, ret, ret == 414 ? "request line too long" :
+		    "header section too large");
+		return len;
+	}
 	why = raw_check(buf + start, end - start);
-	if (why)
-		return fail(r, 400, why, end);
+	if (why) {
+		bad(r, 400, why);
+		return end;
+	}
 	run_parser(r, buf + start, end - start);
-	if (!r->status && !line_exact(r))
-		fail(r, 400, "malformed request line", 0);
 	if (!r->status)
 		target_path(r);
 	return end;
