@@ -716,6 +716,7 @@ static void fallback(void)
 {
 	char *env[] = { "PMEM_ZC_FAKE_ERRNO=ENODEV", NULL };
 	struct srv s;
+	char *txt;
 
 	if (!srv_start(&s, "nodev", fake_bin, env, "--bind", "127.0.0.1",
 		       NULL))
@@ -725,8 +726,9 @@ static void fallback(void)
 	has(log_of(&s, "GET /f1M1 "), "by_ref=0 copied=1048577",
 	    "ENODEV: served by copy, logged as copied");
 	is_int(srv_stop(&s), 0, "copy-fallback server exits 0");
-	has(slurp(s.err, NULL), "copied=1048577 zero_copy=no",
-	    "its summary says zero_copy=no");
+	txt = slurp(s.err, NULL);
+	has(txt, "copied=1048577 zero_copy=no", "its summary says zero_copy=no");
+	free(txt);
 }
 
 /* The real static binary needs no module with --copy. */
