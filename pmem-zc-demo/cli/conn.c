@@ -161,7 +161,7 @@ static void conn_done(struct server *s, struct conn *c)
 	}
 }
 
-/* --- sending --------------------------------------------------------------- */
+/* --- sending -------------------------------------------------------------- */
 
 static void progress(struct server *s, struct conn *c)
 {
@@ -292,7 +292,7 @@ static void conn_write(struct server *s, struct conn *c)
 	}
 }
 
-/* --- answering --------------------------------------------------------------- */
+/* --- answering ------------------------------------------------------------ */
 
 /* A file's response: 200, 206, 304, 416, or the status of opening it. */
 static int answer_file(struct server *s, struct conn *c, struct http_resp *h)
@@ -404,7 +404,7 @@ static void conn_answer(struct server *s, struct conn *c)
 		conn_write(s, c);
 }
 
-/* --- reading ------------------------------------------------------------------ */
+/* --- reading -------------------------------------------------------------- */
 
 void conn_parse(struct server *s, struct conn *c)
 {

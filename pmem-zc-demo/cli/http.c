@@ -17,7 +17,7 @@
 #include "http.h"
 #include "msg.h"
 
-/* --- framing and raw checks ---------------------------------------------- */
+/* --- framing and raw checks ----------------------------------------------- */
 
 #define EMPTY_LINES_MAX	32	/* bytes of them before a request line */
 

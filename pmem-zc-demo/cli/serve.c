@@ -73,7 +73,7 @@ void serve_logged(struct server *s)
 		s->stop_asked = true;
 }
 
-/* --- accepting -------------------------------------------------------------- */
+/* --- accepting ------------------------------------------------------------ */
 
 static void accept_on(struct server *s, bool on)
 {
@@ -140,7 +140,7 @@ static void serve_accept(struct server *s)
 	}
 }
 
-/* --- the loop ----------------------------------------------------------------- */
+/* --- the loop ------------------------------------------------------------- */
 
 static void serve_stop(struct server *s)
 {
@@ -267,7 +267,7 @@ static int serve_loop(struct server *s)
 	return RC_OK;
 }
 
-/* --- a worker ------------------------------------------------------------------ */
+/* --- a worker ------------------------------------------------------------- */
 
 static int watch_fd(int ep, int fd, uint64_t tag)
 {
@@ -345,7 +345,7 @@ static int worker_run(const struct serve_cfg *cfg, struct access_log *log,
 	return ret;
 }
 
-/* --- the process ------------------------------------------------------------ */
+/* --- the process ---------------------------------------------------------- */
 
 /* Forward @sig to the workers that are still running. */
 static void forward(pid_t *pids, unsigned int n, int sig)

@@ -141,14 +141,16 @@ static void sends(void)
 
 	snprintf(src, sizeof(src), "%s", tpath("src"));
 	random_file(src, SRC_LEN);
-	is_int(send_to(NULL, src, "--chunk", "64K", "--inflight", "2", NULL), 0,
+	is_int(send_to(NULL, src, "--chunk", "64K", "--inflight", "2", NULL),
+	       0,
 	       "send 1 MiB + 1 in 64 KiB sends, 2 in flight");
 	ok(same_file(src, tpath("recv")), "the peer got every byte");
 	has(out_txt, "summary: op=send bytes=1048577 seconds=", "summary");
 	has(out_txt, "by_ref=1048577 copied=0 cpu_seconds=",
 	    "by_ref from the completions");
 	has(out_txt, "zero_copy=yes\n", "zero_copy=yes");
-	is_int(send_to(NULL, src, "--copy", "--offset", "4096", "--length", "8K", NULL), 0, "send --copy --offset 4096 --length 8K");
+	is_int(send_to(NULL, src, "--copy", "--offset", "4096", "--length",
+		       "8K", NULL), 0, "send --copy --offset 4096 --length 8K");
 	got = slurp(tpath("recv"), &len);
 	whole = slurp(src, NULL);
 	ok(got && whole && len == 8192 && !memcmp(got, whole + 4096, 8192),
@@ -158,7 +160,8 @@ static void sends(void)
 	has(out_txt, "bytes=8192 ", "bytes=8192");
 	has(out_txt, "by_ref=0 copied=8192", "copied=8192");
 	has(out_txt, "zero_copy=no", "zero_copy=no");
-	is_int(send_to(delay, src, "--chunk", "128K", "--inflight", "2", "--progress", NULL), 0,
+	is_int(send_to(delay, src, "--chunk", "128K", "--inflight", "2",
+		       "--progress", NULL), 0,
 	       "send with completions 20 ms late");
 	ok(same_file(src, tpath("recv")), "intact with late completions");
 	is_int(send_to(max, src, "--chunk", "1M", NULL), 0,

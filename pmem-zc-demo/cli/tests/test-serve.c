@@ -161,7 +161,7 @@ static size_t raw(const char *host, int port, const char *req, size_t len,
 	return n;
 }
 
-/* --- the root ----------------------------------------------------------------- */
+/* --- the root ------------------------------------------------------------- */
 
 static const char *rpath(const char *name)
 {
@@ -209,7 +209,7 @@ static void make_root(void)
 	symlink("f4096", rpath("in"));
 }
 
-/* --- bodies and headers ---------------------------------------------------------- */
+/* --- bodies and headers --------------------------------------------------- */
 
 static void get_file(const struct srv *s, const char *host, const char *name)
 {
@@ -345,7 +345,7 @@ static void ranges_and_304(const struct srv *s)
 	is_int(status_of(hdrs), 200, "If-Range mismatch: the whole file");
 }
 
-/* --- persistent connections and concurrency ------------------------------------ */
+/* --- persistent connections and concurrency ------------------------------- */
 
 struct reader {
 	int fd;
@@ -597,7 +597,7 @@ static void malformed(const struct srv *s)
 	free(big);
 }
 
-/* --- timeouts, log, signals ------------------------------------------------------- */
+/* --- timeouts, log, signals ----------------------------------------------- */
 
 static void timeouts(const struct srv *s)
 {
@@ -696,7 +696,7 @@ static void sigterm_download(struct srv *s)
 	free(txt);
 }
 
-/* --- other servers ------------------------------------------------------------------ */
+/* --- other servers -------------------------------------------------------- */
 
 static const char *log_of(const struct srv *s, const char *what)
 {
