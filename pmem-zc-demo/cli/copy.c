@@ -24,13 +24,11 @@
 #define COPY_CHUNK	(64ULL << 20)	/* bytes per PMEM_ZC_IOC_COPY */
 
 struct copy_job {
-	struct xfer *x;
-	const char *src_name;
-	int src, dst;
+	struct src_job s;
+	int dst;
 	uint32_t flags;
-	uint64_t off, pos, end, dst_off, chunk;
-	uint64_t done, by_ref, copied, bios;
-	struct progress prog;
+	uint64_t dst_off, chunk;
+	uint64_t done, bios;
 };
 
 /*
@@ -64,7 +62,7 @@ static int copy_target(const char *path, uint64_t *size, int *lbs)
 static int copy_check(const struct copy_job *j, const char *to,
 		      uint64_t size, int lbs)
 {
-	uint64_t len = j->end - j->off;
+	uint64_t len = j->s.end - j->s.off;
 
 	if (j->dst_off > size || len > size - j->dst_off) {
 		pr_err("%s: %" PRIu64 " bytes at %" PRIu64 " do not fit in %"
@@ -72,7 +70,7 @@ static int copy_check(const struct copy_job *j, const char *to,
 		       j->dst_off, size);
 		return -1;
 	}
-	if ((j->off | len | j->dst_off | j->chunk) % lbs) {
+	if ((j->s.off | len | j->dst_off | j->chunk) % lbs) {
 		pr_err("--offset, --length, --dst-offset and --chunk must be "
 		       "multiples of %d, the logical block size of %s", lbs, to);
 		return -1;
@@ -80,36 +78,36 @@ static int copy_check(const struct copy_job *j, const char *to,
 	return 0;
 }
 
-/* One PMEM_ZC_IOC_COPY from j->pos: 0 or -errno (reported). */
+/* One PMEM_ZC_IOC_COPY from j->s.pos: 0 or -errno (reported). */
 static int copy_one(struct copy_job *j)
 {
-	uint64_t n = j->end - j->pos < j->chunk ? j->end - j->pos : j->chunk;
-	bool last = j->pos + n == j->end;
+	uint64_t n = j->s.end - j->s.pos < j->chunk ? j->s.end - j->s.pos : j->chunk;
+	bool last = j->s.pos + n == j->s.end;
 	struct pmem_zc_copy c = {
 		/* FUA and FLUSH belong to the end of the whole range */
 		.flags = last ? j->flags : j->flags & PMEM_ZC_F_COPY,
-		.src_fd = j->src,
+		.src_fd = j->s.fd,
 		.dst_fd = j->dst,
-		.offset = j->pos,
+		.offset = j->s.pos,
 		.length = n,
-		.dst_offset = j->dst_off + (j->pos - j->off),
+		.dst_offset = j->dst_off + (j->s.pos - j->s.off),
 	};
-	int ret = xfer_copy(j->x, &c), err;
+	int ret = xfer_copy(j->s.x, &c), err;
 	char why[256];
 
 	if (!ret) {
-		j->pos += c.bytes_done;
+		j->s.pos += c.bytes_done;
 		j->done += c.bytes_done;
-		j->by_ref += c.bytes_ref;
-		j->copied += c.bytes_copied;
+		j->s.by_ref += c.bytes_ref;
+		j->s.copied += c.bytes_copied;
 		j->bios += c.bios;
-		progress_update(&j->prog, j->done);
+		progress_update(&j->s.prog, j->done);
 	}
 	err = ret ? -ret : c.error;
 	if (!err || err == EINTR)
 		return 0;
 	pr_err("%s: PMEM_ZC_IOC_COPY at offset %" PRIu64 ", %" PRIu64
-	       " bytes written: %s", j->src_name, j->pos, j->done,
+	       " bytes written: %s", j->s.name, j->s.pos, j->done,
 	       ioc_strerror(err, why, sizeof(why)));
 	return -err;
 }
@@ -131,80 +129,68 @@ static int copy_run(struct copy_job *j)
 {
 	int ret = 0;
 
-	while (j->pos < j->end && !ret)
+	while (j->s.pos < j->s.end && !ret)
 		ret = copy_one(j);
-	progress_end(&j->prog);
 	return ret;
 }
 
 int cmd_copy(int argc, char **argv)
 {
-	struct copy_job j = { .src = -1, .dst = -1, .chunk = COPY_CHUNK };
+	struct copy_job j = { .dst = -1, .chunk = COPY_CHUNK };
 	const char *to = NULL;
-	uint64_t len = 0, size;
+	uint64_t off = 0, len = 0, size;
 	bool have_len = false, copy = false, fua = false, flush = false;
 	bool force_progress = false;
 	const struct opt_spec opts[] = {
 		OPT_ARG("to", OPT_STRING, &to, "BLOCKDEV",
 			"the target block device (opened for writing)"),
-		OPT_ARG("offset", OPT_SIZE, &j.off, "N", "byte offset in SRC (0)"),
+		OPT_ARG("offset", OPT_SIZE, &off, "N",
+			"byte offset in SRC (0)"),
 		OPT_ARG("dst-offset", OPT_SIZE, &j.dst_off, "N",
 			"byte offset in BLOCKDEV (0)"),
 		OPT_ARG("length", OPT_SIZE, &len, "N",
 			"bytes (default: to the end of SRC)",
 			.given = &have_len),
-		OPT_BOOL("copy", &copy,
-			"write through a bounce buffer"),
+		OPT_BOOL("copy", &copy, "write through a bounce buffer"),
 		OPT_BOOL("fua", &fua, "the last bio is REQ_FUA"),
 		OPT_BOOL("flush", &flush,
-			"flush the target at the end (durable)"),
-		OPT_ARG("chunk", OPT_SIZE, &j.chunk, "N", "bytes per copy (64M)"),
+			 "flush the target at the end (durable)"),
+		OPT_ARG("chunk", OPT_SIZE, &j.chunk, "N",
+			"bytes per copy (64M)", .min = 1, .max = UINT64_MAX),
 		OPT_BOOL("progress", &force_progress,
-			"progress on stderr even when it is not a terminal"),
+			 "progress on stderr even when it is not a terminal"),
 		{}
 	};
 	const struct cmd_spec spec = {
 		"copy", "SRC", "Write bytes of SRC to a block device by bio.",
 		copy_more, opts, 1, 1,
 	};
-	char why[256], **args;
+	char **args;
 	int nargs, ret, lbs;
-	double start;
 
 	ret = opts_parse(&spec, argc, argv, &args, &nargs);
 	if (ret)
 		return ret < 0 ? RC_OK : ret;
 	if (!to)
 		return usage_err("missing --to BLOCKDEV");
-	if (!j.chunk)
-		return usage_err("--chunk: must not be 0");
 	j.flags = (copy ? PMEM_ZC_F_COPY : 0) | (fua ? PMEM_ZC_F_FUA : 0) |
 		  (flush ? PMEM_ZC_F_FLUSH : 0);
-	j.src_name = args[0];
-	j.src = source_open(args[0], j.off, have_len, &len);
-	if (j.src < 0)
-		return RC_FAIL;
-	j.pos = j.off;
-	j.end = j.off + len;
 	ret = RC_FAIL;
+	if (src_job_open(&j.s, args[0], off, have_len, len))
+		goto out;
 	j.dst = copy_target(to, &size, &lbs);
 	if (j.dst < 0 || copy_check(&j, to, size, lbs))
 		goto out;
-	j.x = xfer_open(why, sizeof(why));
-	if (!j.x) {
-		pr_err("%s", why);
-		goto out;
-	}
-	start = now_mono();
-	progress_init(&j.prog, len, force_progress);
+	src_job_start(&j.s, force_progress);
 	if (!copy_run(&j))
 		ret = RC_OK;
+	progress_end(&j.s.prog);
 	printf("bios: %" PRIu64 "\n", j.bios);
-	summary_print(stdout, "copy", j.done, start, j.by_ref, j.copied);
+	summary_print(stdout, "copy", j.done, j.s.start, j.s.by_ref,
+		      j.s.copied);
 out:
-	xfer_close(j.x);
 	if (j.dst >= 0)
 		close(j.dst);
-	close(j.src);
+	src_job_close(&j.s);
 	return ret;
 }

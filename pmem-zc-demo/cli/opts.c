@@ -41,6 +41,23 @@ void opts_help(const struct cmd_spec *c, FILE *out)
 		fprintf(out, "\n%s", c->more);
 }
 
+/* A size or count within the option's bounds (when it has any). */
+static int opt_number(const struct opt_spec *o, const char *arg)
+{
+	uint64_t v;
+	int ret = o->kind == OPT_SIZE ? units_size(arg, &v) :
+		  units_count(arg, 0, UINT64_MAX, &v);
+
+	if (ret)
+		return ret;
+	if (o->max && (v < o->min || v > o->max))
+		return usage_err("--%s '%s': want %llu to %llu", o->name, arg,
+				 (unsigned long long)o->min,
+				 (unsigned long long)o->max);
+	*(uint64_t *)o->dst = v;
+	return 0;
+}
+
 /* Store @arg in @o's destination; RC_OK or RC_USAGE after a message. */
 static int opt_value(const struct opt_spec *o, const char *arg)
 {
@@ -54,15 +71,10 @@ static int opt_value(const struct opt_spec *o, const char *arg)
 		*(const char **)o->dst = arg;
 		break;
 	case OPT_SIZE:
-		ret = units_size(arg, o->dst);
-		break;
 	case OPT_COUNT:
-		ret = units_count(arg, o->min, o->max, o->dst);
-		if (ret == -ERANGE)
-			return usage_err("--%s '%s': want %llu to %llu",
-					 o->name, arg,
-					 (unsigned long long)o->min,
-					 (unsigned long long)o->max);
+		ret = opt_number(o, arg);
+		if (ret == RC_USAGE)
+			return ret;
 		break;
 	case OPT_DURATION:
 		ret = units_duration_ms(arg, o->dst);

@@ -15,8 +15,8 @@
 enum opt_kind {
 	OPT_FLAG,	/* bool *: set when given */
 	OPT_STRING,	/* const char **: the argument as is */
-	OPT_SIZE,	/* uint64_t *: units_size() */
-	OPT_COUNT,	/* uint64_t *: units_count() within [min, max] */
+	OPT_SIZE,	/* uint64_t *: units_size(), within [min, max] */
+	OPT_COUNT,	/* uint64_t *: units_count(), within [min, max] */
 	OPT_DURATION,	/* uint64_t *: units_duration_ms() */
 	OPT_PORT,	/* uint16_t *: units_port(), 0 allowed */
 };
@@ -27,7 +27,7 @@ struct opt_spec {
 	void *dst;
 	const char *arg;	/* the argument's name in --help */
 	const char *help;	/* one line of --help */
-	uint64_t min, max;	/* OPT_COUNT bounds */
+	uint64_t min, max;	/* bounds of a size or count, if max > 0 */
 	bool *given;		/* optional: set when the option is given */
 };
 

@@ -27,14 +27,12 @@
 #define SEND_TIMEOUT_MS	60000		/* wait for a completion at most */
 
 struct send_job {
-	struct xfer *x;
-	const char *src_name;
-	int src, sock;
+	struct src_job s;
+	int sock;
 	uint32_t flags;
-	uint64_t pos, end, chunk, max_inflight, timeout_ms;
-	uint64_t inflight, queued, by_ref, copied;
+	uint64_t chunk, max_inflight, timeout_ms;
+	uint64_t inflight, queued;
 	int status;		/* first failed completion, -errno */
-	struct progress prog;
 };
 
 /* Take the completions that are there; 0, or -errno of reading them. */
@@ -43,11 +41,11 @@ static int send_reap(struct send_job *j)
 	struct pmem_zc_completion c[16];
 	int n, i;
 
-	n = xfer_reap(j->x, c, ARRAY_SIZE(c));
+	n = xfer_reap(j->s.x, c, ARRAY_SIZE(c));
 	for (i = 0; i < n; i++) {
 		j->inflight--;
-		j->by_ref += c[i].bytes_ref;
-		j->copied += c[i].bytes_copied;
+		j->s.by_ref += c[i].bytes_ref;
+		j->s.copied += c[i].bytes_copied;
 		if (c[i].status && !j->status)
 			j->status = c[i].status;
 	}
@@ -57,7 +55,7 @@ static int send_reap(struct send_job *j)
 /* Wait up to the timeout for a completion and take it: 0 or -errno. */
 static int send_wait(struct send_job *j)
 {
-	struct pollfd p = { .fd = xfer_fd(j->x), .events = POLLIN };
+	struct pollfd p = { .fd = xfer_fd(j->s.x), .events = POLLIN };
 	double until = now_mono() + j->timeout_ms / 1e3;
 	uint64_t before = j->inflight;
 	int ret;
@@ -82,23 +80,23 @@ static void send_failed(const struct send_job *j, const char *what, int err)
 	char why[256];
 
 	pr_err("%s: %s at offset %" PRIu64 ", %" PRIu64 " bytes queued: %s",
-	       j->src_name, what, j->pos, j->queued,
+	       j->s.name, what, j->s.pos, j->queued,
 	       ioc_strerror(err, why, sizeof(why)));
 }
 
-/* One PMEM_ZC_IOC_SEND from j->pos: 0 to go on, or -errno (reported). */
+/* One PMEM_ZC_IOC_SEND from j->s.pos: 0 to go on, or -errno (reported). */
 static int send_one(struct send_job *j)
 {
 	struct pmem_zc_send s = {
 		.flags = j->flags,
-		.src_fd = j->src,
+		.src_fd = j->s.fd,
 		.sock_fd = j->sock,
-		.offset = j->pos,
-		.length = j->end - j->pos < j->chunk ? j->end - j->pos :
+		.offset = j->s.pos,
+		.length = j->s.end - j->s.pos < j->chunk ? j->s.end - j->s.pos :
 			  j->chunk,
-		.user_data = j->pos,
+		.user_data = j->s.pos,
 	};
-	int ret = xfer_send(j->x, &s);
+	int ret = xfer_send(j->s.x, &s);
 
 	if (ret == -ENOBUFS && j->inflight)
 		return send_wait(j);	/* the cap: wait for room */
@@ -107,9 +105,9 @@ static int send_one(struct send_job *j)
 		return ret;
 	}
 	j->inflight++;
-	j->pos += s.bytes_queued;
+	j->s.pos += s.bytes_queued;
 	j->queued += s.bytes_queued;
-	progress_update(&j->prog, j->queued);
+	progress_update(&j->s.prog, j->queued);
 	if (!s.error || s.error == EINTR || s.error == ENOBUFS)
 		return 0;	/* a short send goes on from where it ended */
 	send_failed(j, "PMEM_ZC_IOC_SEND stopped", s.error);
@@ -143,7 +141,7 @@ static int send_run(struct send_job *j)
 {
 	int ret = 0;
 
-	while (j->pos < j->end && !ret) {
+	while (j->s.pos < j->s.end && !ret) {
 		if (j->inflight >= j->max_inflight)
 			ret = send_wait(j);
 		else
@@ -156,7 +154,6 @@ static int send_run(struct send_job *j)
 		shutdown(j->sock, SHUT_WR);
 	if (ret != -ETIMEDOUT && send_drain(j) && !ret)
 		ret = -EIO;
-	progress_end(&j->prog);
 	return ret;
 }
 
@@ -179,8 +176,7 @@ static const char send_more[] =
 
 int cmd_send(int argc, char **argv)
 {
-	struct send_job j = { .src = -1, .sock = -1,
-			      .max_inflight = SEND_INFLIGHT,
+	struct send_job j = { .sock = -1, .max_inflight = SEND_INFLIGHT,
 			      .chunk = SEND_CHUNK,
 			      .timeout_ms = SEND_TIMEOUT_MS };
 	const char *to = NULL;
@@ -189,20 +185,21 @@ int cmd_send(int argc, char **argv)
 	const struct opt_spec opts[] = {
 		OPT_ARG("to", OPT_STRING, &to, "HOST:PORT",
 			"the peer: IPv4, [IPv6] or localhost, and a port"),
-		OPT_ARG("offset", OPT_SIZE, &off, "N", "byte offset in SRC (0)"),
+		OPT_ARG("offset", OPT_SIZE, &off, "N",
+			"byte offset in SRC (0)"),
 		OPT_ARG("length", OPT_SIZE, &len, "N",
 			"bytes to send (default: to the end of SRC)",
 			.given = &have_len),
 		OPT_BOOL("copy", &copy,
-			"send by copy, the bounce-buffer baseline"),
+			 "send by copy, the bounce-buffer baseline"),
 		OPT_ARG("inflight", OPT_COUNT, &j.max_inflight, "K",
 			"sends in flight at most (4)", .min = 1, .max = 1024),
 		OPT_ARG("chunk", OPT_SIZE, &j.chunk, "N",
-			"bytes per send (16M)"),
+			"bytes per send (16M)", .min = 1, .max = UINT64_MAX),
 		OPT_ARG("timeout", OPT_DURATION, &j.timeout_ms, "T",
 			"wait for a completion at most T (60s)"),
 		OPT_BOOL("progress", &force_progress,
-			"progress on stderr even when it is not a terminal"),
+			 "progress on stderr even when it is not a terminal"),
 		{}
 	};
 	const struct cmd_spec spec = {
@@ -211,9 +208,8 @@ int cmd_send(int argc, char **argv)
 	};
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	char why[256], **args;
+	char **args;
 	int nargs, ret;
-	double start;
 
 	ret = opts_parse(&spec, argc, argv, &args, &nargs);
 	if (ret)
@@ -223,35 +219,25 @@ int cmd_send(int argc, char **argv)
 	if (units_hostport(to, &ss, &sl))
 		return usage_err("--to '%s': want ADDR:PORT or [IPv6]:PORT",
 				 to);
-	if (!j.chunk)
-		return usage_err("--chunk: must not be 0");
-	j.src_name = args[0];
-	j.src = source_open(args[0], off, have_len, &len);
-	if (j.src < 0)
-		return RC_FAIL;
-	j.pos = off;
-	j.end = off + len;
 	j.flags = copy ? PMEM_ZC_F_COPY : 0;
 	ret = RC_FAIL;
-	j.x = xfer_open(why, sizeof(why));	/* before the peer sees us */
-	if (!j.x) {
-		pr_err("%s", why);
+	/* the device before the connection: no peer sees a failed start */
+	if (src_job_open(&j.s, args[0], off, have_len, len))
 		goto out;
-	}
 	j.sock = net_connect(&ss, sl);
 	if (j.sock < 0) {
 		pr_err("connect to %s: %s", to, strerror(-j.sock));
 		goto out;
 	}
-	start = now_mono();
-	progress_init(&j.prog, len, force_progress);
+	src_job_start(&j.s, force_progress);
 	if (!send_run(&j))
 		ret = RC_OK;
-	summary_print(stdout, "send", j.queued, start, j.by_ref, j.copied);
+	progress_end(&j.s.prog);
+	summary_print(stdout, "send", j.queued, j.s.start, j.s.by_ref,
+		      j.s.copied);
 out:
 	if (j.sock >= 0)
 		close(j.sock);
-	xfer_close(j.x);
-	close(j.src);
+	src_job_close(&j.s);
 	return ret;
 }

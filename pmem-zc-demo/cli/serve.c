@@ -563,9 +563,10 @@ int cmd_serve(int argc, char **argv)
 			"connections of one address, then 503 (64)", .min = 1,
 			.max = UINT32_MAX),
 		OPT_ARG("max-request-line", OPT_SIZE, &line, "N",
-			"bytes, else 414 (8K)"),
+			"bytes, else 414 (8K)", .min = 64, .max = 1 << 20),
 		OPT_ARG("max-header-bytes", OPT_SIZE, &hdr, "N",
-			"bytes of header fields, else 431 (16K)"),
+			"bytes of header fields, else 431 (16K)", .min = 256,
+			.max = 1 << 20),
 		OPT_ARG("max-headers", OPT_COUNT, &fields, "N",
 			"header fields, else 431 (100)", .min = 1,
 			.max = 10000),
@@ -581,7 +582,8 @@ int cmd_serve(int argc, char **argv)
 			"zero-copy sends in flight per connection (4)",
 			.min = 1, .max = 1024),
 		OPT_ARG("chunk", OPT_SIZE, &cfg.chunk, "N",
-			"bytes per send at most (16M)"),
+			"bytes per send at most (16M)", .min = 1,
+			.max = UINT64_MAX),
 		{}
 	};
 	const struct cmd_spec spec = {
@@ -600,11 +602,6 @@ int cmd_serve(int argc, char **argv)
 	if (units_addr(bind_addr, port, &ss, &sl))
 		return usage_err("--bind '%s': not an IPv4 or IPv6 address",
 				 bind_addr);
-	if (line < 64 || line > (1 << 20) || hdr < 256 || hdr > (1 << 20))
-		return usage_err("--max-request-line: 64 to 1M; "
-				 "--max-header-bytes: 256 to 1M");
-	if (!cfg.chunk)
-		return usage_err("--chunk: must not be 0");
 	cfg.lim = (struct http_limits){ line, hdr, fields };
 	cfg.workers = workers;
 	ret = serve_open(&cfg, root, log_path, &backend);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * source: opening the source of a transfer and checking the range.
+ * source: opening the source of a transfer, checking the range, and the
+ * rest of a transfer's set-up that send and copy share.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "msg.h"
+#include "report.h"
 #include "source.h"
 
 int fd_size(int fd, uint64_t *size)
@@ -54,4 +56,38 @@ int source_open(const char *path, uint64_t off, bool have_len,
 	}
 	close(fd);
 	return -1;
+}
+
+int src_job_open(struct src_job *j, const char *path, uint64_t off,
+		 bool have_len, uint64_t len)
+{
+	char why[256];
+
+	memset(j, 0, sizeof(*j));
+	j->name = path;
+	j->fd = source_open(path, off, have_len, &len);
+	if (j->fd < 0)
+		return -1;
+	j->off = j->pos = off;
+	j->end = off + len;
+	j->x = xfer_open(why, sizeof(why));
+	if (!j->x) {
+		pr_err("%s", why);
+		return -1;
+	}
+	return 0;
+}
+
+void src_job_start(struct src_job *j, bool force_progress)
+{
+	j->start = now_mono();
+	progress_init(&j->prog, j->end - j->off, force_progress);
+}
+
+void src_job_close(struct src_job *j)
+{
+	progress_end(&j->prog);
+	xfer_close(j->x);
+	if (j->fd >= 0)
+		close(j->fd);
 }

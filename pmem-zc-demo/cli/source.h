@@ -1,13 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * source: the SRC of send and copy: a prd disk or partition, or a regular
- * file on one, and the byte range of it that the user asked for.
+ * source: what send and copy share: the SRC (a prd disk or partition, or
+ * a regular file on one), the byte range of it that the user asked for,
+ * the pmem_zc device, and the counts and progress of the transfer.
  */
 #ifndef PMEM_ZC_SOURCE_H
 #define PMEM_ZC_SOURCE_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "report.h"
+#include "xfer.h"
+
+struct src_job {
+	const char *name;
+	int fd;
+	struct xfer *x;
+	uint64_t off, pos, end;		/* the range, and how far it went */
+	uint64_t by_ref, copied;	/* bytes, as the module counted them */
+	double start;
+	struct progress prog;
+};
 
 /* Size of a block device or regular file: 0, -EISDIR, -EINVAL or -errno. */
 int fd_size(int fd, uint64_t *size);
@@ -19,5 +33,16 @@ int fd_size(int fd, uint64_t *size);
  */
 int source_open(const char *path, uint64_t off, bool have_len,
 		uint64_t *len);
+
+/*
+ * Open SRC @path with the range @off and @len (to its end without
+ * @have_len), then the device. 0, or -1 after a message (then
+ * src_job_close() all the same).
+ */
+int src_job_open(struct src_job *j, const char *path, uint64_t off,
+		 bool have_len, uint64_t len);
+/* The clock and the progress line start. */
+void src_job_start(struct src_job *j, bool force_progress);
+void src_job_close(struct src_job *j);
 
 #endif
