@@ -143,7 +143,8 @@ int cmd_copy(int argc, char **argv)
 	bool force_progress = false;
 	const struct opt_spec opts[] = {
 		OPT_ARG("to", OPT_STRING, &to, "BLOCKDEV",
-			"the target block device (opened for writing)"),
+			"the target block device (opened for writing)",
+			.required = true),
 		OPT_ARG("offset", OPT_SIZE, &off, "N",
 			"byte offset in SRC (0)"),
 		OPT_ARG("dst-offset", OPT_SIZE, &j.dst_off, "N",
@@ -171,8 +172,6 @@ int cmd_copy(int argc, char **argv)
 	ret = opts_parse(&spec, argc, argv, &args, &nargs);
 	if (ret)
 		return ret < 0 ? RC_OK : ret;
-	if (!to)
-		return usage_err("missing --to BLOCKDEV");
 	j.flags = (copy ? PMEM_ZC_F_COPY : 0) | (fua ? PMEM_ZC_F_FUA : 0) |
 		  (flush ? PMEM_ZC_F_FLUSH : 0);
 	ret = RC_FAIL;
@@ -184,10 +183,8 @@ int cmd_copy(int argc, char **argv)
 	src_job_start(&j.s, force_progress);
 	if (!copy_run(&j))
 		ret = RC_OK;
-	progress_end(&j.s.prog);
 	printf("bios: %" PRIu64 "\n", j.bios);
-	summary_print(stdout, "copy", j.done, j.s.start, j.s.by_ref,
-		      j.s.copied);
+	src_job_summary(&j.s, "copy", j.done);
 out:
 	if (j.dst >= 0)
 		close(j.dst);

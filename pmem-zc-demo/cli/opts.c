@@ -119,6 +119,10 @@ int opts_parse(const struct cmd_spec *c, int argc, char **argv,
 		if (ret)
 			return ret;
 	}
+	for (n = 0; c->opts[n].name; n++)
+		if (c->opts[n].required && !*(const char **)c->opts[n].dst)
+			return usage_err("missing --%s %s", c->opts[n].name,
+					 c->opts[n].arg);
 	*args = argv + optind;
 	*nargs = argc - optind;
 	if (*nargs < c->min_args)

@@ -29,6 +29,7 @@ struct opt_spec {
 	const char *help;	/* one line of --help */
 	uint64_t min, max;	/* bounds of a size or count, if max > 0 */
 	bool *given;		/* optional: set when the option is given */
+	bool required;		/* OPT_STRING: a usage error without it */
 };
 
 /* An option with a value; more fields (.min, .max, .given) may follow. */

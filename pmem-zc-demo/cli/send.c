@@ -184,7 +184,8 @@ int cmd_send(int argc, char **argv)
 	bool have_len = false, copy = false, force_progress = false;
 	const struct opt_spec opts[] = {
 		OPT_ARG("to", OPT_STRING, &to, "HOST:PORT",
-			"the peer: IPv4, [IPv6] or localhost, and a port"),
+			"the peer: IPv4, [IPv6] or localhost, and a port",
+			.required = true),
 		OPT_ARG("offset", OPT_SIZE, &off, "N",
 			"byte offset in SRC (0)"),
 		OPT_ARG("length", OPT_SIZE, &len, "N",
@@ -214,8 +215,6 @@ int cmd_send(int argc, char **argv)
 	ret = opts_parse(&spec, argc, argv, &args, &nargs);
 	if (ret)
 		return ret < 0 ? RC_OK : ret;
-	if (!to)
-		return usage_err("missing --to HOST:PORT");
 	if (units_hostport(to, &ss, &sl))
 		return usage_err("--to '%s': want ADDR:PORT or [IPv6]:PORT",
 				 to);
@@ -232,9 +231,7 @@ int cmd_send(int argc, char **argv)
 	src_job_start(&j.s, force_progress);
 	if (!send_run(&j))
 		ret = RC_OK;
-	progress_end(&j.s.prog);
-	summary_print(stdout, "send", j.queued, j.s.start, j.s.by_ref,
-		      j.s.copied);
+	src_job_summary(&j.s, "send", j.queued);
 out:
 	if (j.sock >= 0)
 		close(j.sock);

@@ -538,7 +538,8 @@ int cmd_serve(int argc, char **argv)
 	uint16_t port = 8080;
 	const struct opt_spec opts[] = {
 		OPT_ARG("root", OPT_STRING, &root, "DIR",
-			"serve the files under DIR (required)"),
+			"serve the files under DIR (required)",
+			.required = true),
 		OPT_ARG("bind", OPT_STRING, &bind_addr, "ADDR",
 			"listen on ADDR: IPv4, IPv6 (:: takes both) (0.0.0.0)"),
 		OPT_ARG("port", OPT_PORT, &port, "PORT",
@@ -597,8 +598,6 @@ int cmd_serve(int argc, char **argv)
 	ret = opts_parse(&spec, argc, argv, &args, &nargs);
 	if (ret)
 		return ret < 0 ? RC_OK : ret;
-	if (!root)
-		return usage_err("missing --root DIR");
 	if (units_addr(bind_addr, port, &ss, &sl))
 		return usage_err("--bind '%s': not an IPv4 or IPv6 address",
 				 bind_addr);

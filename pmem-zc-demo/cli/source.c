@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -82,6 +83,12 @@ void src_job_start(struct src_job *j, bool force_progress)
 {
 	j->start = now_mono();
 	progress_init(&j->prog, j->end - j->off, force_progress);
+}
+
+void src_job_summary(struct src_job *j, const char *op, uint64_t bytes)
+{
+	progress_end(&j->prog);
+	summary_print(stdout, op, bytes, j->start, j->by_ref, j->copied);
 }
 
 void src_job_close(struct src_job *j)

@@ -43,6 +43,8 @@ int src_job_open(struct src_job *j, const char *path, uint64_t off,
 		 bool have_len, uint64_t len);
 /* The clock and the progress line start. */
 void src_job_start(struct src_job *j, bool force_progress);
+/* The progress line ends; the summary line of @op, @bytes on stdout. */
+void src_job_summary(struct src_job *j, const char *op, uint64_t bytes);
 void src_job_close(struct src_job *j);
 
 #endif
