@@ -492,6 +492,7 @@ void conn_completion(struct server *s, const struct pmem_zc_completion *d)
 		if (!c->inflight)
 			conn_free(s, c);
 	} else if (c->state == C_WRITE) {
+		progress(s, c);		/* the client acknowledged data */
 		conn_write(s, c);
 	}
 }

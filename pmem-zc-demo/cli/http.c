@@ -425,6 +425,9 @@ static void run_parser(struct http_request *r, const char *head, size_t n)
 	http_parser hp;
 	enum http_errno e;
 
+	/* a global of the library: our limits, not its 80 KiB, apply */
+	http_parser_set_max_header_size(r->lim->line_max +
+					r->lim->header_max + 64);
 	http_parser_init(&hp, HTTP_REQUEST);
 	hp.data = r;
 	http_parser_execute(&hp, &parser_settings, head, n);

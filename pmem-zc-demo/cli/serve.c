@@ -524,65 +524,65 @@ static int serve_open(struct serve_cfg *cfg, const char *root,
 	return RC_OK;
 }
 
-int cmd_serve(int argc, char **argv)
+/* The command line of serve, with its defaults. */
+struct serve_args {
+	struct serve_cfg cfg;
+	const char *root, *bind_addr, *log_path;
+	uint64_t workers, line, hdr, fields;
+	uint16_t port;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+};
+
+static int serve_parse(struct serve_args *a, int argc, char **argv)
 {
-	struct serve_cfg cfg = {
-		.root_fd = -1, .max_conns = 1024, .max_per_client = 64,
-		.header_ms = 20000, .idle_ms = 60000, .send_ms = 60000,
-		.drain_ms = 10000, .inflight = 4, .chunk = 16 << 20,
-		.lim = { 8192, 16384, 100 }, .log = { .fd = -1 },
-	};
-	const char *root = NULL, *bind_addr = "0.0.0.0", *log_path = "-";
-	const char *backend;
-	uint64_t workers = 1, line = 8192, hdr = 16384, fields = 100;
-	uint16_t port = 8080;
 	const struct opt_spec opts[] = {
-		OPT_ARG("root", OPT_STRING, &root, "DIR",
+		OPT_ARG("root", OPT_STRING, &a->root, "DIR",
 			"serve the files under DIR (required)",
 			.required = true),
-		OPT_ARG("bind", OPT_STRING, &bind_addr, "ADDR",
+		OPT_ARG("bind", OPT_STRING, &a->bind_addr, "ADDR",
 			"listen on ADDR: IPv4, IPv6 (:: takes both) (0.0.0.0)"),
-		OPT_ARG("port", OPT_PORT, &port, "PORT",
+		OPT_ARG("port", OPT_PORT, &a->port, "PORT",
 			"TCP port, 0 for any (8080)"),
-		OPT_ARG("workers", OPT_COUNT, &workers, "N",
+		OPT_ARG("workers", OPT_COUNT, &a->workers, "N",
 			"processes sharing the socket (1)", .min = 1,
 			.max = WORKERS_MAX),
-		OPT_ARG("access-log", OPT_STRING, &log_path, "FILE",
+		OPT_ARG("access-log", OPT_STRING, &a->log_path, "FILE",
 			"the access log, - for stdout (-)"),
-		OPT_BOOL("index", &cfg.index,
+		OPT_BOOL("index", &a->cfg.index,
 			 "serve DIR/index.html for a directory"),
-		OPT_BOOL("copy", &cfg.copy,
+		OPT_BOOL("copy", &a->cfg.copy,
 			 "send every body by sendfile, not zero-copy"),
-		OPT_ARG("count", OPT_COUNT, &cfg.count, "N",
+		OPT_ARG("count", OPT_COUNT, &a->cfg.count, "N",
 			"stop after N responses (per worker; 0 never)",
 			.max = UINT64_MAX),
-		OPT_ARG("max-conns", OPT_COUNT, &cfg.max_conns, "N",
+		OPT_ARG("max-conns", OPT_COUNT, &a->cfg.max_conns, "N",
 			"connections at once, then 503 (1024)", .min = 1,
 			.max = (SLOTS_MAX - SLOT_SLACK) / 2),
 		OPT_ARG("max-conns-per-client", OPT_COUNT,
-			&cfg.max_per_client, "N",
+			&a->cfg.max_per_client, "N",
 			"connections of one address, then 503 (64)", .min = 1,
 			.max = UINT32_MAX),
-		OPT_ARG("max-request-line", OPT_SIZE, &line, "N",
+		OPT_ARG("max-request-line", OPT_SIZE, &a->line, "N",
 			"bytes, else 414 (8K)", .min = 64, .max = 1 << 20),
-		OPT_ARG("max-header-bytes", OPT_SIZE, &hdr, "N",
+		OPT_ARG("max-header-bytes", OPT_SIZE, &a->hdr, "N",
 			"bytes of header fields, else 431 (16K)", .min = 256,
 			.max = 1 << 20),
-		OPT_ARG("max-headers", OPT_COUNT, &fields, "N",
+		OPT_ARG("max-headers", OPT_COUNT, &a->fields, "N",
 			"header fields, else 431 (100)", .min = 1,
 			.max = 10000),
-		OPT_ARG("header-timeout", OPT_DURATION, &cfg.header_ms, "T",
+		OPT_ARG("header-timeout", OPT_DURATION, &a->cfg.header_ms, "T",
 			"for a request head to arrive, else 408 (20s)"),
-		OPT_ARG("idle-timeout", OPT_DURATION, &cfg.idle_ms, "T",
+		OPT_ARG("idle-timeout", OPT_DURATION, &a->cfg.idle_ms, "T",
 			"keep-alive without a request, then close (60s)"),
-		OPT_ARG("send-timeout", OPT_DURATION, &cfg.send_ms, "T",
+		OPT_ARG("send-timeout", OPT_DURATION, &a->cfg.send_ms, "T",
 			"a response without progress, then reset (60s)"),
-		OPT_ARG("drain-timeout", OPT_DURATION, &cfg.drain_ms, "T",
+		OPT_ARG("drain-timeout", OPT_DURATION, &a->cfg.drain_ms, "T",
 			"on SIGTERM, for responses under way (10s)"),
-		OPT_ARG("inflight", OPT_COUNT, &cfg.inflight, "K",
+		OPT_ARG("inflight", OPT_COUNT, &a->cfg.inflight, "K",
 			"zero-copy sends in flight per connection (4)",
 			.min = 1, .max = 1024),
-		OPT_ARG("chunk", OPT_SIZE, &cfg.chunk, "N",
+		OPT_ARG("chunk", OPT_SIZE, &a->cfg.chunk, "N",
 			"bytes per send at most (16M)", .min = 1,
 			.max = UINT64_MAX),
 		{}
@@ -590,24 +590,41 @@ int cmd_serve(int argc, char **argv)
 	const struct cmd_spec spec = {
 		"serve", NULL, serve_about, serve_more, opts, 0, 0,
 	};
-	struct sockaddr_storage ss;
-	socklen_t sl;
 	char **args;
 	int nargs, ret;
 
 	ret = opts_parse(&spec, argc, argv, &args, &nargs);
 	if (ret)
-		return ret < 0 ? RC_OK : ret;
-	if (units_addr(bind_addr, port, &ss, &sl))
+		return ret;
+	if (units_addr(a->bind_addr, a->port, &a->ss, &a->sl))
 		return usage_err("--bind '%s': not an IPv4 or IPv6 address",
-				 bind_addr);
-	cfg.lim = (struct http_limits){ line, hdr, fields };
-	cfg.workers = workers;
-	ret = serve_open(&cfg, root, log_path, &backend);
+				 a->bind_addr);
+	a->cfg.lim = (struct http_limits){ a->line, a->hdr, a->fields };
+	a->cfg.workers = a->workers;
+	return RC_OK;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve_args a = {
+		.cfg = { .root_fd = -1, .max_conns = 1024,
+			 .max_per_client = 64, .header_ms = 20000,
+			 .idle_ms = 60000, .send_ms = 60000,
+			 .drain_ms = 10000, .inflight = 4, .chunk = 16 << 20,
+			 .log = { .fd = -1 } },
+		.bind_addr = "0.0.0.0", .log_path = "-", .workers = 1,
+		.line = 8192, .hdr = 16384, .fields = 100, .port = 8080,
+	};
+	const char *backend;
+	int ret = serve_parse(&a, argc, argv);
+
+	if (ret)
+		return ret < 0 ? RC_OK : ret;
+	ret = serve_open(&a.cfg, a.root, a.log_path, &backend);
 	if (!ret)
-		ret = serve_run(&cfg, &ss, sl, backend);
-	log_close(&cfg.log);
-	if (cfg.root_fd >= 0)
-		close(cfg.root_fd);
+		ret = serve_run(&a.cfg, &a.ss, a.sl, backend);
+	log_close(&a.cfg.log);
+	if (a.cfg.root_fd >= 0)
+		close(a.cfg.root_fd);
 	return ret;
 }
