@@ -29,14 +29,14 @@ void opts_help(const struct cmd_spec *c, FILE *out)
 	const struct opt_spec *o;
 	char left[64];
 
-	fprintf(out, "Usage: pmem-zc %s%s%s [options]\n\n%s\n", c->name,
+	fprintf(out, "Usage: pmem-zc %s%s%s [options]\n\n%s\n\n", c->name,
 		c->args ? " " : "", c->args ? c->args : "", c->about);
 	for (o = c->opts; o->name; o++) {
 		snprintf(left, sizeof(left), "--%s%s%s", o->name,
 			 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-24s %s\n", left, o->help);
+		fprintf(out, "  %-26s %s\n", left, o->help);
 	}
-	fprintf(out, "  %-24s %s\n", "-h, --help", "this text");
+	fprintf(out, "  %-26s %s\n", "-h, --help", "this text");
 	if (c->more)
 		fprintf(out, "\n%s", c->more);
 }

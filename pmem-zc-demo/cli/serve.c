@@ -465,10 +465,9 @@ static const char serve_about[] =
 "Serve the regular files under DIR over HTTP/1.1 (GET and HEAD), the\n"
 "bodies sent zero-copy from pmem by PMEM_ZC_IOC_SEND; files the module\n"
 "cannot send (not on a prd disk, open for writing...) and all files with\n"
-"--copy go by sendfile(2) and count as copied.\n";
+"--copy go by sendfile(2) and count as copied.";
 
 static const char serve_more[] =
-"\n"
 "Sizes: decimal or 0x hex, optional K/M/G/T. Durations: decimal, optional\n"
 "ms/s/m/h. Limits answer 414 (request line), 431 (header bytes or fields),\n"
 "408 (a request head slower than --header-timeout), 503 (--max-conns or\n"
@@ -541,7 +540,7 @@ static int serve_parse(struct serve_args *a, int argc, char **argv)
 			"serve the files under DIR (required)",
 			.required = true),
 		OPT_ARG("bind", OPT_STRING, &a->bind_addr, "ADDR",
-			"listen on ADDR: IPv4, IPv6 (:: takes both) (0.0.0.0)"),
+			"IPv4 or IPv6 address, :: takes both (0.0.0.0)"),
 		OPT_ARG("port", OPT_PORT, &a->port, "PORT",
 			"TCP port, 0 for any (8080)"),
 		OPT_ARG("workers", OPT_COUNT, &a->workers, "N",

@@ -53,13 +53,14 @@ int cmd_stats(int argc, char **argv)
 	const char *dir = PZC_STATS_DIR;
 	const struct opt_spec opts[] = {
 		OPT_ARG("dir", OPT_STRING, &dir, "DIR",
-			"read the counters from DIR (" PZC_STATS_DIR ")"),
+			"the counters' directory (the module's)"),
 		{}
 	};
 	const struct cmd_spec spec = {
 		"stats", NULL,
 		"Print every pmem_zc counter as \"name value\", sorted by name.",
-		NULL, opts, 0, 0,
+		"The module's counters are in " PZC_STATS_DIR ".\n", opts, 0,
+		0,
 	};
 	struct dirent **ents;
 	char **args;
