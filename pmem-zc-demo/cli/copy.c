@@ -71,8 +71,9 @@ static int copy_check(const struct copy_job *j, const char *to,
 		return -1;
 	}
 	if ((j->s.off | len | j->dst_off | j->chunk) % lbs) {
-		pr_err("--offset, --length, --dst-offset and --chunk must be "
-		       "multiples of %d, the logical block size of %s", lbs, to);
+		pr_err("bad alignment: --offset, --length, --dst-offset and "
+		       "--chunk must be multiples of %d, the logical block "
+		       "size of %s", lbs, to);
 		return -1;
 	}
 	return 0;

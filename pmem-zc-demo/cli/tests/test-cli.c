@@ -199,7 +199,8 @@ static void copies(void)
 	has(out_txt, "zero_copy=yes", "copy zero_copy=yes");
 	is_int(pz(fake_bin, NULL, "copy", src, "--to", dst, "--offset",
 		  "100", "--length", "512", NULL), 1, "misaligned copy: 1");
-	has(err_txt, "multiples of 512", "names the block size");
+	has(err_txt, "bad alignment: --offset, --length, --dst-offset and "
+	    "--chunk must be multiples of 512", "names the block size");
 	is_int(pz(fake_bin, eio, "copy", src, "--to", dst, "--length", "4K",
 		  NULL), 1, "copy from bad blocks: 1");
 	has(err_txt, "(bad blocks in the source)", "EIO hint");
