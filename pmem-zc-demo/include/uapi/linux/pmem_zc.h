@@ -2,11 +2,26 @@
 /*
  * pmem_zc: zero-copy I/O from persistent memory, user-space ABI.
  *
- * /dev/pmem_zc takes ioctls whose argument starts with the ABI version;
- * a caller built against another version gets -EPROTO. The source of an
- * operation is a prd disk or partition, or a regular file on a filesystem
- * on one; its bytes leave as the pmem pages themselves (by reference) when
- * the disk has struct pages, and by copy otherwise or with PMEM_ZC_F_COPY.
+ * The source of an operation is a prd disk or partition, or a regular file
+ * on a filesystem on one; its bytes leave as the pmem pages themselves (by
+ * reference) when the disk has struct pages, and by copy otherwise or with
+ * PMEM_ZC_F_COPY.
+ *
+ * Sends are asynchronous, as MSG_ZEROCOPY: PMEM_ZC_IOC_SEND returns once
+ * its bytes are queued on the socket, with a cookie; when the network stack
+ * has released every page of them (the data is acknowledged, or the
+ * connection is gone), a struct pmem_zc_completion with that cookie can be
+ * read() from the same /dev/pmem_zc file (poll() says POLLIN). Until then
+ * the source file cannot be written (ETXTBSY): no byte of it changes
+ * while the stack may still read it. Copies (PMEM_ZC_IOC_COPY) are
+ * synchronous.
+ *
+ * Structs are versioned by size, which the ioctl number carries (_IOC_SIZE):
+ * a caller built against an older, shorter struct is served as if the
+ * missing tail were zero; a longer one is refused with E2BIG unless its
+ * tail is zero. Fields named __reserved must be zero (EINVAL otherwise).
+ * Output fields are written by the kernel on every return that copies the
+ * struct back, errors included; their input values are ignored.
  */
 #ifndef _UAPI_LINUX_PMEM_ZC_H
 #define _UAPI_LINUX_PMEM_ZC_H
@@ -15,74 +30,132 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define PMEM_ZC_ABI_VERSION	1
-
-/*
- * flags; PMEM_ZC_F_FLUSH is what makes a copied range durable on the
- * target, PMEM_ZC_F_FUA only its last bio
- */
-#define PMEM_ZC_F_COPY		_BITUL(0) /* bounce-buffer baseline */
-#define PMEM_ZC_F_FUA		_BITUL(1) /* copy: last bio with REQ_FUA */
-#define PMEM_ZC_F_FLUSH		_BITUL(2) /* copy: flush the target at the end */
-#define PMEM_ZC_F_ALL		(PMEM_ZC_F_COPY | PMEM_ZC_F_FUA | PMEM_ZC_F_FLUSH)
+/* flags of both ioctls */
+#define PMEM_ZC_F_COPY		_BITUL(0) /* by copy: the bounce-buffer baseline */
+/* flags of PMEM_ZC_IOC_COPY; FLUSH is what makes the range durable */
+#define PMEM_ZC_F_FUA		_BITUL(1) /* last bio with REQ_FUA */
+#define PMEM_ZC_F_FLUSH		_BITUL(2) /* flush the target at the end */
+/* flags of PMEM_ZC_IOC_SEND */
+#define PMEM_ZC_F_MORE		_BITUL(3) /* more data follows (MSG_MORE) */
+#define PMEM_ZC_F_DONTWAIT	_BITUL(4) /* queue what fits now (MSG_DONTWAIT);
+					   * implied by an O_NONBLOCK socket */
 
 /**
- * struct pmem_zc_send - send bytes of a pmem source to a TCP socket
- * @abi_version: PMEM_ZC_ABI_VERSION
- * @flags: 0 or PMEM_ZC_F_COPY
- * @src_fd: prd disk or partition (opened for reading), or a regular file
+ * struct pmem_zc_send - queue bytes of a pmem source on a TCP socket
+ * @flags: PMEM_ZC_F_COPY, PMEM_ZC_F_MORE, PMEM_ZC_F_DONTWAIT
+ * @src_fd: prd disk or partition, or a regular file on one, opened for
+ *	reading; a file must belong to the caller (or CAP_SYS_RAWIO), since
+ *	writers of it are refused until the completion
  * @sock_fd: a connected TCP socket
+ * @__reserved0: zero
  * @offset: byte offset in the source
  * @length: bytes to send, > 0, within the source
- * @bytes_ref: out: bytes handed to the network stack as pmem pages
- * @bytes_copied: out: bytes sent by copy
+ * @user_data: returned as is in the completion
+ * @cookie: out: names the completion of this operation
+ * @bytes_queued: out: bytes queued on the socket, from @offset on
+ * @error: out: 0 when all of @length was queued; else the positive errno
+ *	that stopped the send early (EINTR: a signal, EAGAIN: the socket
+ *	buffer was full with PMEM_ZC_F_DONTWAIT, ENOBUFS: the cap on bytes in
+ *	flight, EPIPE...)
+ * @__reserved1: zero
+ * @__reserved: zero
  *
- * Returns when every byte is queued on the socket and the network stack
- * no longer holds any of the pages (the data is acknowledged), or on a
- * signal or socket error with the counts of what was sent. The out fields
- * of both structs are written back on every return, errors included.
+ * The ioctl returns 0 when @bytes_queued > 0: a completion with @cookie
+ * follows, and the send is never restarted (a signal handler with
+ * SA_RESTART does not make it send the same bytes again). It returns
+ * -errno, queues nothing and posts no completion otherwise.
  */
 struct pmem_zc_send {
-	__u32 abi_version;
 	__u32 flags;
 	__s32 src_fd;
 	__s32 sock_fd;
+	__u32 __reserved0;
 	__u64 offset;
 	__u64 length;
-	__u64 bytes_ref;
-	__u64 bytes_copied;
+	__u64 user_data;
+	__u64 cookie;
+	__u64 bytes_queued;
+	__s32 error;
+	__u32 __reserved1;
+	__u64 __reserved[4];
 };
 
 /**
  * struct pmem_zc_copy - write bytes of a pmem source to a block device
- * @abi_version: PMEM_ZC_ABI_VERSION
  * @flags: PMEM_ZC_F_COPY, PMEM_ZC_F_FUA, PMEM_ZC_F_FLUSH
- * @src_fd: prd disk or partition, or a regular file on one
+ * @src_fd: prd disk or partition, or a regular file on one (as for send)
  * @dst_fd: the target block device, opened for writing
- * @offset: byte offset in the source, a multiple of 512
- * @length: bytes, > 0, a multiple of 512
- * @dst_offset: byte offset in the target, a multiple of 512
- * @bytes_ref: out: bytes written from the pmem pages themselves
- * @bytes_copied: out: bytes written through a bounce buffer
+ * @__reserved0: zero
+ * @offset: byte offset in the source
+ * @length: bytes, > 0
+ * @dst_offset: byte offset in the target
+ * @bytes_done: out: bytes written (and completed) from @offset on
+ * @bytes_ref: out: of them, written from the pmem pages themselves
+ * @bytes_copied: out: of them, written through a bounce buffer
  * @bios: out: bios submitted
+ * @error: out: 0, or the positive errno that ended the copy early
+ * @__reserved1: zero
+ * @__reserved: zero
+ *
+ * @offset, @length and @dst_offset are multiples of the target's logical
+ * block size. Returns 0 when @bytes_done > 0 (see @error), -errno when
+ * nothing was written.
  */
 struct pmem_zc_copy {
-	__u32 abi_version;
 	__u32 flags;
 	__s32 src_fd;
 	__s32 dst_fd;
+	__u32 __reserved0;
 	__u64 offset;
 	__u64 length;
 	__u64 dst_offset;
+	__u64 bytes_done;
 	__u64 bytes_ref;
 	__u64 bytes_copied;
 	__u64 bios;
+	__s32 error;
+	__u32 __reserved1;
+	__u64 __reserved[4];
+};
+
+/* the stack copied some of the pages (no scatter-gather, a local receiver) */
+#define PMEM_ZC_C_STACK_COPIED	_BITUL(0)
+
+/**
+ * struct pmem_zc_completion - read() from /dev/pmem_zc, one per send
+ * @cookie: of the send
+ * @user_data: of the send
+ * @bytes: bytes of the send (its @bytes_queued)
+ * @bytes_ref: of them, left as pmem pages that the stack did not copy
+ * @bytes_copied: of them, copied: by pmem_zc (copy mode, no pages, a route
+ *	or socket that cannot take pages) or by the stack
+ *	(PMEM_ZC_C_STACK_COPIED: all bytes given by reference are counted)
+ * @status: 0, or -errno
+ * @flags: PMEM_ZC_C_STACK_COPIED
+ * @__reserved: zero
+ *
+ * read() returns whole records only: a buffer shorter than one record is
+ * EINVAL; it blocks until one is there, unless the file is O_NONBLOCK
+ * (EAGAIN). Completions come in the order the stack releases the data,
+ * which is the order of the sends on one socket.
+ */
+struct pmem_zc_completion {
+	__u64 cookie;
+	__u64 user_data;
+	__u64 bytes;
+	__u64 bytes_ref;
+	__u64 bytes_copied;
+	__s32 status;
+	__u32 flags;
+	__u64 __reserved[2];
 };
 
 #define PMEM_ZC_IOC_MAGIC	'Z'
-/* the module's PMEM_ZC_ABI_VERSION, to check before anything else */
-#define PMEM_ZC_IOC_VERSION	_IOR(PMEM_ZC_IOC_MAGIC, 0, __u32)
-#define PMEM_ZC_IOC_SEND	_IOWR(PMEM_ZC_IOC_MAGIC, 1, struct pmem_zc_send)
-#define PMEM_ZC_IOC_COPY	_IOWR(PMEM_ZC_IOC_MAGIC, 2, struct pmem_zc_copy)
+#define PMEM_ZC_IOC_SEND	_IOWR(PMEM_ZC_IOC_MAGIC, 0x10, struct pmem_zc_send)
+#define PMEM_ZC_IOC_COPY	_IOWR(PMEM_ZC_IOC_MAGIC, 0x11, struct pmem_zc_copy)
+
+/* the first published sizes: the smallest struct the kernel takes */
+#define PMEM_ZC_SEND_SIZE_VER0	96
+#define PMEM_ZC_COPY_SIZE_VER0	112
 
 #endif /* _UAPI_LINUX_PMEM_ZC_H */

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * files: request paths to open files under the served root (files.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+
+#include "files.h"
+
+static int open_beneath(int dir_fd, const char *path)
+{
+	struct open_how how = {
+		/* O_NONBLOCK: a FIFO under the root must not block us */
+		.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+
+	return syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
+}
+
+static int errno_status(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ENOTDIR:
+	case EXDEV:	/* would leave the root */
+	case ELOOP:
+		return 404;
+	case EACCES:
+	case EPERM:
+		return 403;
+	case ENAMETOOLONG:
+		return 414;
+	case EMFILE:
+	case ENFILE:
+	case ENOMEM:
+		return 503;
+	default:
+		return 500;
+	}
+}
+
+/* @fd is a directory: its index.html, or a status. */
+static int open_index(int dir_fd, bool slash, struct file_ref *f)
+{
+	int fd;
+
+	if (!slash)
+		return 301;
+	fd = open_beneath(dir_fd, "index.html");
+	if (fd < 0)
+		return errno == ENOENT ? 403 : errno_status(errno);
+	close(f->fd);
+	f->fd = fd;
+	f->name = "index.html";
+	if (fstat(fd, &f->st))
+		return 500;
+	return S_ISREG(f->st.st_mode) ? 0 : 403;
+}
+
+int files_open(int root_fd, const char *path, bool slash, bool index,
+	       struct file_ref *f)
+{
+	int ret = 0;
+
+	f->name = path;
+	f->fd = open_beneath(root_fd, path);
+	if (f->fd < 0)
+		return errno_status(errno);
+	if (fstat(f->fd, &f->st))
+		ret = 500;
+	else if (S_ISDIR(f->st.st_mode))
+		ret = index ? open_index(f->fd, slash, f) : 403;
+	else if (!S_ISREG(f->st.st_mode))
+		ret = 403;
+	if (ret) {
+		close(f->fd);
+		f->fd = -1;
+	}
+	return ret;
+}

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * serve: "pmem-zc serve", a static HTTP/1.1 origin server whose file
+ * bodies leave through PMEM_ZC_IOC_SEND. This file owns the process: the
+ * options, the listening socket, the workers (forked, sharing it), the
+ * signals (SIGTERM/SIGINT stop, SIGHUP reopens the log), the epoll loop of
+ * a worker, accepting with the connection limits, and the timers. One
+ * connection is conn.c's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+
+#include "cmds.h"
+#include "msg.h"
+#include "net.h"
+#include "opts.h"
+#include "report.h"
+#include "serve.h"
+#include "units.h"
+
+#define SLOT_SLACK	64	/* slots beyond 2 x --max-conns: 503s, zombies */
+#define SLOTS_MAX	65535	/* the slot is 16 bits of user_data */
+#define TICK_S		0.1	/* timers are checked this often */
+#define ACCEPT_PAUSE_S	0.1	/* after EMFILE and the like */
+#define ACCEPT_BATCH	64
+#define WORKERS_MAX	64
+
+double serve_now(void)
+{
+	return now_mono();
+}
+
+static uint64_t tag_of(struct server *s, struct conn *c)
+{
+	return c - s->conns + EP_CONN;
+}
+
+int serve_add(struct server *s, struct conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u64 = tag_of(s, c) };
+
+	c->events = EPOLLIN;
+	return epoll_ctl(s->ep, EPOLL_CTL_ADD, c->fd, &ev);
+}
+
+void serve_watch(struct server *s, struct conn *c, uint32_t events)
+{
+	struct epoll_event ev = { .events = events,
+				  .data.u64 = tag_of(s, c) };
+
+	if (c->events == events)
+		return;
+	c->events = events;
+	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+void serve_logged(struct server *s)
+{
+	if (s->cfg->count && s->tot->requests >= s->cfg->count)
+		s->stop_asked = true;
+}
+
+/* --- accepting ------------------------------------------------------------ */
+
+static void accept_on(struct server *s, bool on)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u64 = EP_LISTEN };
+
+	if (on == s->accepting || s->lfd < 0)
+		return;
+	if (on && s->cfg->workers > 1)
+		ev.events |= EPOLLEXCLUSIVE;	/* one worker wakes */
+	epoll_ctl(s->ep, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, s->lfd, &ev);
+	s->accepting = on;
+}
+
+static struct conn *free_slot(struct server *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nslots; i++)
+		if (s->conns[i].state == C_FREE)
+			return &s->conns[i];
+	return NULL;
+}
+
+static unsigned int from_host(struct server *s,
+			      const struct sockaddr_storage *peer)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->nslots; i++)
+		n += s->conns[i].counted &&
+		     net_same_host(&s->conns[i].peer, peer);
+	return n;
+}
+
+static void serve_accept(struct server *s)
+{
+	struct sockaddr_storage peer;
+	const struct serve_cfg *cfg = s->cfg;
+	struct conn *c;
+	socklen_t len;
+	int i, fd;
+
+	for (i = 0; i < ACCEPT_BATCH && s->accepting; i++) {
+		len = sizeof(peer);
+		fd = accept4(s->lfd, (struct sockaddr *)&peer, &len,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM) {
+				accept_on(s, false);	/* no spin */
+				s->accept_again = serve_now() + ACCEPT_PAUSE_S;
+			}
+			return;
+		}
+		c = free_slot(s);
+		if (!c) {
+			close(fd);
+			s->refused++;
+			continue;
+		}
+		conn_start(s, c, fd, &peer, s->active >= cfg->max_conns ||
+			   from_host(s, &peer) >= cfg->max_per_client);
+	}
+}
+
+/* --- the loop ------------------------------------------------------------- */
+
+static void serve_stop(struct server *s)
+{
+	unsigned int i;
+
+	if (s->stopping)
+		return;
+	s->stopping = true;
+	s->stop_deadline = serve_now() + s->cfg->drain_ms / 1e3;
+	accept_on(s, false);
+	close(s->lfd);
+	s->lfd = -1;
+	for (i = 0; i < s->nslots; i++)
+		if (s->conns[i].state != C_FREE)
+			conn_stop(s, &s->conns[i]);
+}
+
+static void on_signal(struct server *s)
+{
+	struct signalfd_siginfo si;
+	int ret;
+
+	while (read(s->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo != SIGHUP) {
+			s->stop_asked = true;
+			continue;
+		}
+		ret = log_reopen(s->log);
+		if (ret)
+			pr_err("reopening the access log: %s", strerror(-ret));
+	}
+}
+
+static void on_completions(struct server *s)
+{
+	struct pmem_zc_completion done[32];
+	int n, i;
+
+	do {
+		n = xfer_reap(s->x, done, ARRAY_SIZE(done));
+		for (i = 0; i < n; i++)
+			conn_completion(s, &done[i]);
+	} while (n == ARRAY_SIZE(done));
+	if (n < 0)
+		pr_err("reading completions: %s", strerror(-n));
+	conn_room(s);
+}
+
+static void dispatch(struct server *s, const struct epoll_event *ev)
+{
+	switch (ev->data.u64) {
+	case EP_LISTEN:
+		serve_accept(s);
+		break;
+	case EP_SIGNAL:
+		on_signal(s);
+		break;
+	case EP_XFER:
+		on_completions(s);
+		break;
+	default:
+		conn_event(s, &s->conns[ev->data.u64 - EP_CONN], ev->events);
+	}
+}
+
+static void timers(struct server *s, double now)
+{
+	unsigned int i;
+
+	if (!s->accepting && !s->stopping && now >= s->accept_again)
+		accept_on(s, true);
+	for (i = 0; i < s->nslots; i++) {
+		struct conn *c = &s->conns[i];
+
+		if (c->state != C_FREE && c->state != C_ZOMBIE &&
+		    now >= c->deadline)
+			conn_timeout(s, c);
+	}
+}
+
+static void run_pending(struct server *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nslots && s->pending; i++)
+		if (s->conns[i].pending)
+			conn_parse(s, &s->conns[i]);
+}
+
+static int wait_ms(const struct server *s)
+{
+	if (s->pending || s->stop_asked)
+		return 0;
+	return s->used || s->stopping || !s->accepting ? TICK_S * 1000 : -1;
+}
+
+static bool finished(const struct server *s)
+{
+	return s->stopping && (!s->used || serve_now() >= s->stop_deadline);
+}
+
+static int serve_loop(struct server *s)
+{
+	struct epoll_event ev[64];
+	double next_tick = 0;
+	int n, i;
+
+	while (!finished(s)) {
+		n = epoll_wait(s->ep, ev, ARRAY_SIZE(ev), wait_ms(s));
+		if (n < 0 && errno != EINTR) {
+			pr_err("epoll_wait: %s", strerror(errno));
+			return RC_FAIL;
+		}
+		for (i = 0; i < n; i++)
+			dispatch(s, &ev[i]);
+		run_pending(s);
+		if (s->stop_asked)
+			serve_stop(s);
+		if (serve_now() >= next_tick) {
+			next_tick = serve_now() + TICK_S;
+			timers(s, serve_now());
+		}
+	}
+	return RC_OK;
+}
+
+/* --- a worker ------------------------------------------------------------- */
+
+static int watch_fd(int ep, int fd, uint64_t tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int worker_setup(struct server *s, sigset_t *sigs)
+{
+	char why[256];
+
+	s->nslots = 2 * s->cfg->max_conns + SLOT_SLACK;
+	if (s->nslots > SLOTS_MAX)
+		s->nslots = SLOTS_MAX;
+	s->conns = calloc(s->nslots, sizeof(*s->conns));
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	s->sfd = signalfd(-1, sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (!s->conns || s->ep < 0 || s->sfd < 0 ||
+	    watch_fd(s->ep, s->sfd, EP_SIGNAL)) {
+		pr_err("worker set-up: %s", strerror(errno));
+		return -1;
+	}
+	if (!s->cfg->copy) {	/* each worker its own completion queue */
+		s->x = xfer_open(why, sizeof(why));
+		if (!s->x || watch_fd(s->ep, xfer_fd(s->x), EP_XFER)) {
+			pr_err("%s", s->x ? strerror(errno) : why);
+			return -1;
+		}
+	}
+	accept_on(s, true);
+	return 0;
+}
+
+/* Connections still there after the drain timeout are cut. */
+static void worker_cleanup(struct server *s)
+{
+	unsigned int i;
+
+	for (i = 0; s->conns && i < s->nslots; i++) {
+		struct conn *c = &s->conns[i];
+
+		if (c->state == C_FREE)
+			continue;
+		if (c->fd >= 0)
+			close(c->fd);
+		if (c->file.fd >= 0)
+			close(c->file.fd);
+		free(c->in);
+	}
+	if (s->lfd >= 0)
+		close(s->lfd);
+}
+
+static int worker_run(const struct serve_cfg *cfg, struct access_log *log,
+		      int lfd, struct serve_totals *tot, sigset_t *sigs)
+{
+	struct server s = { .cfg = cfg, .log = log, .lfd = lfd, .tot = tot,
+			    .ep = -1, .sfd = -1 };
+	int ret = RC_FAIL;
+
+	if (!worker_setup(&s, sigs))
+		ret = serve_loop(&s);
+	worker_cleanup(&s);
+	if (s.stale)
+		pr_err("%" PRIu64 " completions named no connection", s.stale);
+	if (log->lost)
+		pr_err("%" PRIu64 " access log lines lost", log->lost);
+	xfer_close(s.x);
+	free(s.conns);
+	if (s.ep >= 0)
+		close(s.ep);
+	if (s.sfd >= 0)
+		close(s.sfd);
+	return ret;
+}
+
+/* --- the process ---------------------------------------------------------- */
+
+/* Forward @sig to the workers that are still running. */
+static void forward(pid_t *pids, unsigned int n, int sig)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], sig);
+}
+
+/* Reap workers; how many are still running. *failed counts bad exits. */
+static unsigned int reap(pid_t *pids, unsigned int n, unsigned int *failed)
+{
+	unsigned int i, alive = 0;
+	int st;
+
+	for (i = 0; i < n; i++) {
+		if (pids[i] > 0 && waitpid(pids[i], &st, WNOHANG) == pids[i]) {
+			if (!WIFEXITED(st) || WEXITSTATUS(st))
+				(*failed)++;
+			if (WIFSIGNALED(st))
+				pr_err("worker %d killed by signal %d",
+				       (int)pids[i], WTERMSIG(st));
+			pids[i] = 0;
+		}
+		alive += pids[i] > 0;
+	}
+	return alive;
+}
+
+static int run_workers(const struct serve_cfg *cfg, struct access_log *log,
+		       int lfd, struct serve_totals *tot, sigset_t *sigs)
+{
+	pid_t pids[WORKERS_MAX] = {};
+	unsigned int i, failed = 0;
+	siginfo_t si;
+
+	for (i = 0; i < cfg->workers; i++) {
+		pids[i] = fork();
+		if (!pids[i])
+			_exit(worker_run(cfg, log, lfd, &tot[i], sigs));
+		if (pids[i] < 0) {
+			pr_err("fork: %s", strerror(errno));
+			failed++;
+			forward(pids, i, SIGTERM);
+			break;
+		}
+	}
+	close(lfd);
+	while (reap(pids, cfg->workers, &failed)) {
+		if (sigwaitinfo(sigs, &si) < 0 || si.si_signo == SIGCHLD)
+			continue;
+		forward(pids, cfg->workers, si.si_signo);
+	}
+	return failed ? RC_FAIL : RC_OK;
+}
+
+static void print_summary(const struct serve_totals *tot, unsigned int n)
+{
+	struct serve_totals t = {};
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		t.requests += tot[i].requests;
+		t.bytes += tot[i].bytes;
+		t.by_ref += tot[i].by_ref;
+		t.copied += tot[i].copied;
+	}
+	fprintf(stderr, "%s: summary: requests=%" PRIu64 " bytes=%" PRIu64
+		" by_ref=%" PRIu64 " copied=%" PRIu64 " zero_copy=%s\n", prog,
+		t.requests, t.bytes, t.by_ref, t.copied,
+		zero_copy_word(t.by_ref, t.copied));
+}
+
+/* Listen, fork the workers (or be the only one), summary. */
+static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
+		     socklen_t sl, const char *backend)
+{
+	struct serve_totals *tot;
+	char addr[INET6_ADDRSTRLEN + 8];
+	sigset_t sigs;
+	int lfd, ret;
+
+	lfd = net_listen(ss, sl, 511);
+	if (lfd < 0) {
+		pr_err("listen on %s: %s", net_addr_str(ss, true, addr,
+		       sizeof(addr)), strerror(-lfd));
+		return RC_FAIL;
+	}
+	tot = mmap(NULL, cfg->workers * sizeof(*tot), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (tot == MAP_FAILED) {
+		pr_err("mmap: %s", strerror(errno));
+		close(lfd);
+		return RC_FAIL;
+	}
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	fprintf(stderr, "%s: listening on %s, %u worker%s, bodies %s\n", prog,
+		net_addr_str(ss, true, addr, sizeof(addr)), cfg->workers,
+		cfg->workers > 1 ? "s" : "", backend);
+	if (cfg->workers == 1)
+		ret = worker_run(cfg, &cfg->log, lfd, tot, &sigs);
+	else
+		ret = run_workers(cfg, &cfg->log, lfd, tot, &sigs);
+	print_summary(tot, cfg->workers);
+	munmap(tot, cfg->workers * sizeof(*tot));
+	return ret;
+}
+
+static const char serve_about[] =
+"Serve the regular files under DIR over HTTP/1.1 (GET and HEAD), the\n"
+"bodies sent zero-copy from pmem by PMEM_ZC_IOC_SEND; files the module\n"
+"cannot send (not on a prd disk, open for writing...) and all files with\n"
+"--copy go by sendfile(2) and count as copied.";
+
+static const char serve_more[] =
+"Sizes: decimal or 0x hex, optional K/M/G/T. Durations: decimal, optional\n"
+"ms/s/m/h. Limits answer 414 (request line), 431 (header bytes or fields),\n"
+"408 (a request head slower than --header-timeout), 503 (--max-conns or\n"
+"--max-conns-per-client, each per worker); an idle keep-alive connection is\n"
+"closed quietly. Range: one range (206, or 416 when unsatisfiable); several\n"
+"ranges get the whole file (200). ETag and Last-Modified give 304 to\n"
+"If-None-Match and If-Modified-Since. A directory is 403 unless --index.\n"
+"\n"
+"Access log: the combined format plus \" by_ref=N copied=N\" (body bytes\n"
+"sent from the pmem pages / by copy). SIGHUP reopens it; SIGTERM or SIGINT\n"
+"stops accepting, lets responses under way finish (--drain-timeout), and\n"
+"ends with a summary line on stderr:\n"
+"  pmem-zc serve: summary: requests=N bytes=N by_ref=N copied=N\n"
+"                 zero_copy=yes|no|partial\n"
+"\n"
+"Examples:\n"
+"  pmem-zc serve --root /mnt/pmem --bind :: --port 8080 --access-log -\n"
+"  curl -o f http://10.0.0.1:8080/file\n"
+"  curl -I http://10.0.0.1:8080/file                       (HEAD)\n"
+"  curl -r 0-1023 http://10.0.0.1:8080/file                (Range)\n"
+"  curl -H 'If-None-Match: \"ETAG\"' http://10.0.0.1:8080/file  (304)\n"
+"  curl -g 'http://[::1]:8080/file'                        (IPv6)\n";
+
+/* Open the root, the device (or say why not), the log. RC_OK or not. */
+static int serve_open(struct serve_cfg *cfg, const char *root,
+		      const char *log_path, const char **backend)
+{
+	struct xfer *x;
+	char why[256];
+	int ret;
+
+	cfg->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cfg->root_fd < 0) {
+		pr_err("--root %s: %s", root, strerror(errno));
+		return RC_FAIL;
+	}
+	*backend = "by copy (sendfile)";
+	if (!cfg->copy) {
+		x = xfer_open(why, sizeof(why));
+		if (!x) {
+			pr_err("%s (--copy serves by sendfile without it)",
+			       why);
+			return RC_FAIL;
+		}
+		*backend = "zero-copy";
+		xfer_close(x);
+	}
+	ret = log_open(&cfg->log, log_path);
+	if (ret) {
+		pr_err("--access-log %s: %s", log_path, strerror(-ret));
+		return RC_FAIL;
+	}
+	return RC_OK;
+}
+
+/* The command line of serve, with its defaults. */
+struct serve_args {
+	struct serve_cfg cfg;
+	const char *root, *bind_addr, *log_path;
+	uint64_t workers, line, hdr, fields;
+	uint16_t port;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+};
+
+static int serve_parse(struct serve_args *a, int argc, char **argv)
+{
+	const struct opt_spec opts[] = {
+		OPT_ARG("root", OPT_STRING, &a->root, "DIR",
+			"serve the files under DIR (required)",
+			.required = true),
+		OPT_ARG("bind", OPT_STRING, &a->bind_addr, "ADDR",
+			"IPv4 or IPv6 address, :: takes both (0.0.0.0)"),
+		OPT_ARG("port", OPT_PORT, &a->port, "PORT",
+			"TCP port, 0 for any (8080)"),
+		OPT_ARG("workers", OPT_COUNT, &a->workers, "N",
+			"processes sharing the socket (1)", .min = 1,
+			.max = WORKERS_MAX),
+		OPT_ARG("access-log", OPT_STRING, &a->log_path, "FILE",
+			"the access log, - for stdout (-)"),
+		OPT_BOOL("index", &a->cfg.index,
+			 "serve DIR/index.html for a directory"),
+		OPT_BOOL("copy", &a->cfg.copy,
+			 "send every body by sendfile, not zero-copy"),
+		OPT_ARG("count", OPT_COUNT, &a->cfg.count, "N",
+			"stop after N responses (per worker; 0 never)",
+			.max = UINT64_MAX),
+		OPT_ARG("max-conns", OPT_COUNT, &a->cfg.max_conns, "N",
+			"connections at once, then 503 (1024)", .min = 1,
+			.max = (SLOTS_MAX - SLOT_SLACK) / 2),
+		OPT_ARG("max-conns-per-client", OPT_COUNT,
+			&a->cfg.max_per_client, "N",
+			"connections of one address, then 503 (64)", .min = 1,
+			.max = UINT32_MAX),
+		OPT_ARG("max-request-line", OPT_SIZE, &a->line, "N",
+			"bytes, else 414 (8K)", .min = 64, .max = 1 << 20),
+		OPT_ARG("max-header-bytes", OPT_SIZE, &a->hdr, "N",
+			"bytes of header fields, else 431 (16K)", .min = 256,
+			.max = 1 << 20),
+		OPT_ARG("max-headers", OPT_COUNT, &a->fields, "N",
+			"header fields, else 431 (100)", .min = 1,
+			.max = 10000),
+		OPT_ARG("header-timeout", OPT_DURATION, &a->cfg.header_ms, "T",
+			"for a request head to arrive, else 408 (20s)"),
+		OPT_ARG("idle-timeout", OPT_DURATION, &a->cfg.idle_ms, "T",
+			"keep-alive without a request, then close (60s)"),
+		OPT_ARG("send-timeout", OPT_DURATION, &a->cfg.send_ms, "T",
+			"a response without progress, then reset (60s)"),
+		OPT_ARG("drain-timeout", OPT_DURATION, &a->cfg.drain_ms, "T",
+			"on SIGTERM, for responses under way (10s)"),
+		OPT_ARG("inflight", OPT_COUNT, &a->cfg.inflight, "K",
+			"zero-copy sends in flight per connection (4)",
+			.min = 1, .max = 1024),
+		OPT_ARG("chunk", OPT_SIZE, &a->cfg.chunk, "N",
+			"bytes per send at most (16M)", .min = 1,
+			.max = UINT64_MAX),
+		{}
+	};
+	const struct cmd_spec spec = {
+		"serve", NULL, serve_about, serve_more, opts, 0, 0,
+	};
+	char **args;
+	int nargs, ret;
+
+	ret = opts_parse(&spec, argc, argv, &args, &nargs);
+	if (ret)
+		return ret;
+	if (units_addr(a->bind_addr, a->port, &a->ss, &a->sl))
+		return usage_err("--bind '%s': not an IPv4 or IPv6 address",
+				 a->bind_addr);
+	a->cfg.lim = (struct http_limits){ a->line, a->hdr, a->fields };
+	a->cfg.workers = a->workers;
+	return RC_OK;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve_args a = {
+		.cfg = { .root_fd = -1, .max_conns = 1024,
+			 .max_per_client = 64, .header_ms = 20000,
+			 .idle_ms = 60000, .send_ms = 60000,
+			 .drain_ms = 10000, .inflight = 4, .chunk = 16 << 20,
+			 .log = { .fd = -1 } },
+		.bind_addr = "0.0.0.0", .log_path = "-", .workers = 1,
+		.line = 8192, .hdr = 16384, .fields = 100, .port = 8080,
+	};
+	const char *backend;
+	int ret = serve_parse(&a, argc, argv);
+
+	if (ret)
+		return ret < 0 ? RC_OK : ret;
+	ret = serve_open(&a.cfg, a.root, a.log_path, &backend);
+	if (!ret)
+		ret = serve_run(&a.cfg, &a.ss, a.sl, backend);
+	log_close(&a.cfg.log);
+	if (a.cfg.root_fd >= 0)
+		close(a.cfg.root_fd);
+	return ret;
+}

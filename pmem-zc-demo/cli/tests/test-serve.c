@@ -1,0 +1,898 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test-serve: pmem-zc serve as a process (pmem-zc-fake: the fake xfer),
+ * on 127.0.0.1 and ::1 with a port of the kernel's choosing and a root in
+ * the test directory, against curl, wget and raw sockets: bodies and
+ * headers, HEAD, ranges, 304s, keep-alive and pipelining, concurrent and
+ * stalled clients, malformed requests, symlinks out of the root, limits
+ * and timeouts, the access log and SIGHUP, SIGTERM during a download,
+ * the copy fallback, --copy with the real static binary, workers, --count.
+ * Every wait is bounded (curl --max-time, socket timeouts, wait_exit).
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "tap.h"
+#include "tests.h"
+
+#define BIG	(8 << 20)
+
+struct srv {
+	pid_t pid;
+	int port;
+	char err[256], log[256];
+};
+
+static char root[256];
+static char *hdrs;		/* headers of the last curl() */
+
+/* --- the server and its clients ------------------------------------------- */
+
+static bool srv_start(struct srv *s, const char *name, const char *bin,
+		      char *const env[], ...)
+{
+	char *argv[40] = { (char *)bin, "serve", "--root", root, "--port",
+			   "0", "--access-log", s->log };
+	const char *p;
+	char *txt;
+	va_list ap;
+	int i = 8, t;
+
+	snprintf(s->err, sizeof(s->err), "%s/%s.err", tmp, name);
+	snprintf(s->log, sizeof(s->log), "%s/%s.log", tmp, name);
+	va_start(ap, env);
+	while (i < 38 && (argv[i] = va_arg(ap, char *)))
+		i++;
+	va_end(ap);
+	s->pid = spawn(argv, env, NULL, s->err);
+	for (t = 0; t < 1000; t++) {
+		txt = slurp(s->err, NULL);
+		p = txt ? strstr(txt, "listening on ") : NULL;
+		p = p ? strchr(p, ',') : NULL;
+		while (p && p[-1] != ':')
+			p--;
+		s->port = p ? atoi(p) : 0;
+		free(txt);
+		if (s->port)
+			return true;
+		sleep_ms(10);
+	}
+	diag("  %s did not start", name);
+	return false;
+}
+
+/* SIGTERM; the exit code, or -2 when a sanitizer spoke. */
+static int srv_stop(struct srv *s)
+{
+	char *txt;
+	int rc;
+
+	kill(s->pid, SIGTERM);
+	rc = wait_exit(s->pid, 30);
+	txt = slurp(s->err, NULL);
+	if (txt && (strstr(txt, "Sanitizer") || strstr(txt, "runtime error")))
+		rc = -2;
+	if (rc)
+		diag("  server stderr: %.2000s", txt ? txt : "");
+	free(txt);
+	return rc;
+}
+
+static const char *url(const struct srv *s, const char *host,
+		       const char *path)
+{
+	static char buf[4][512];
+	static int i;
+	char *u = buf[i++ % 4];
+
+	snprintf(u, sizeof(buf[0]), strchr(host, ':') ? "http://[%s]:%d/%s" :
+		 "http://%s:%d/%s", host, s->port, path);
+	return u;
+}
+
+/* curl -o BODY -D HEADERS ARGS... (NULL-terminated): its exit code. */
+static int curl(const char *body, ...)
+{
+	char *argv[48] = { "curl", "-sS", "-g", "--max-time", "20", "-o",
+			   (char *)body, "-D", (char *)tpath("curl.hdr") };
+	va_list ap;
+	int i = 9, rc;
+
+	va_start(ap, body);
+	while (i < 46 && (argv[i] = va_arg(ap, char *)))
+		i++;
+	va_end(ap);
+	unlink(body);
+	rc = run(argv, NULL, NULL, tpath("curl.err"), 30);
+	free(hdrs);
+	hdrs = slurp(tpath("curl.hdr"), NULL);
+	return rc;
+}
+
+static int status_of(const char *h)
+{
+	const char *p = h ? strstr(h, "HTTP/1.1 ") : NULL;
+
+	return p ? atoi(p + 9) : 0;
+}
+
+/* The value of header @name in @h (static buffer), or "". */
+static const char *hval(const char *h, const char *name)
+{
+	static char v[256];
+	char key[64];
+	const char *p;
+	size_t n;
+
+	snprintf(key, sizeof(key), "\n%s: ", name);
+	p = h ? strstr(h, key) : NULL;
+	v[0] = '\0';
+	if (p) {
+		p += strlen(key);
+		n = strcspn(p, "\r\n");
+		snprintf(v, sizeof(v), "%.*s", (int)(n < 255 ? n : 255), p);
+	}
+	return v;
+}
+
+/* One request on a new connection, write side shut: the response. */
+static size_t raw(const char *host, int port, const char *req, size_t len,
+		  char *resp, size_t size)
+{
+	int fd = tcp_to(host, port);
+	size_t n;
+
+	if (fd < 0)
+		return 0;
+	if (send(fd, req, len, MSG_NOSIGNAL) == (ssize_t)len)
+		shutdown(fd, SHUT_WR);
+	n = read_all(fd, resp, size - 1);
+	resp[n] = '\0';
+	close(fd);
+	return n;
+}
+
+/* --- the root ------------------------------------------------------------- */
+
+static const char *rpath(const char *name)
+{
+	static char buf[4][512];
+	static int i;
+	char *p = buf[i++ % 4];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", root, name);
+	return p;
+}
+
+static void make_root(void)
+{
+	static const int sizes[] = { 0, 1, 4095, 4096, 4097 };
+	char name[32], *buf;
+	size_t i;
+	FILE *f;
+
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	mkdir(root, 0755);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		snprintf(name, sizeof(name), "f%d", sizes[i]);
+		random_file(rpath(name), sizes[i]);
+	}
+	random_file(rpath("f1M1"), (1 << 20) + 1);
+	random_file(rpath("big"), BIG);
+	buf = calloc(1, 12288);
+	f = fopen(rpath("sparse"), "w");	/* data, hole, data, hole */
+	fwrite(buf, 1, 8192, f);
+	fseek(f, (3 << 20) + 8192, SEEK_SET);
+	memset(buf, 0x5a, 12288);
+	fwrite(buf, 1, 12288, f);
+	fclose(f);
+	truncate(rpath("sparse"), (6 << 20) + 5);
+	free(buf);
+	write_file(rpath("a b.txt"), "text\n", 5);
+	mkdir(rpath("d"), 0755);
+	mkdir(rpath("nodir"), 0755);
+	write_file(rpath("d/index.html"), "<p>index</p>\n", 13);
+	mkfifo(rpath("fifo"), 0644);
+	write_file(tpath("secret"), "secret\n", 7);
+	symlink("/etc/passwd", rpath("out"));
+	symlink("../secret", rpath("up"));
+	symlink(rpath("f4096"), rpath("abs"));
+	symlink("f4096", rpath("in"));
+}
+
+/* --- bodies and headers --------------------------------------------------- */
+
+static void get_file(const struct srv *s, const char *host, const char *name)
+{
+	char len[32];
+	struct stat st;
+	int rc;
+
+	stat(rpath(name), &st);
+	snprintf(len, sizeof(len), "%lld", (long long)st.st_size);
+	rc = curl(tpath("body"), url(s, host, name), NULL);
+	ok(!rc && status_of(hdrs) == 200 &&
+	   !strcmp(hval(hdrs, "Content-Length"), len) &&
+	   same_file(rpath(name), tpath("body")),
+	   "GET /%s over %s: 200, Content-Length %s, body identical", name,
+	   host, len);
+}
+
+static void bodies(const struct srv *s)
+{
+	static const char *files[] = { "f0", "f1", "f4095", "f4096",
+				       "f4097", "f1M1", "sparse", "big" };
+	char *argv[] = { "wget", "-q", "-T", "20", "-O", NULL, NULL, NULL };
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		get_file(s, "127.0.0.1", files[i]);
+	get_file(s, "::1", "f4097");
+	get_file(s, "::1", "big");
+	argv[5] = (char *)tpath("w");
+	argv[6] = (char *)url(s, "127.0.0.1", "f1M1");
+	ok(!run(argv, NULL, NULL, NULL, 30) &&
+	   same_file(rpath("f1M1"), tpath("w")), "wget of /f1M1: identical");
+}
+
+static bool no_body(void)
+{
+	struct stat st;
+
+	return stat(tpath("body"), &st) || !st.st_size;
+}
+
+static void headers(const struct srv *s)
+{
+	static const char head[] = "HEAD /f4096 HTTP/1.0\r\n\r\n";
+	char resp[1024];
+	const char *etag;
+	size_t n;
+
+	curl(tpath("body"), url(s, "127.0.0.1", "f4096"), NULL);
+	etag = hval(hdrs, "ETag");
+	ok(strlen(etag) > 4 && etag[0] == '"' && etag[strlen(etag) - 1] == '"',
+	   "strong ETag %s", etag);
+	ok(strlen(hval(hdrs, "Last-Modified")) == 29 &&
+	   strstr(hval(hdrs, "Last-Modified"), " GMT"), "Last-Modified");
+	ok(strlen(hval(hdrs, "Date")) == 29, "Date");
+	ok(!strcmp(hval(hdrs, "Content-Type"), "application/octet-stream"),
+	   "Content-Type of a file without extension");
+	ok(!strcmp(hval(hdrs, "Accept-Ranges"), "bytes"), "Accept-Ranges");
+	ok(!*hval(hdrs, "Connection"), "HTTP/1.1: no Connection header");
+	curl(tpath("body"), url(s, "127.0.0.1", "a%20b.txt"), NULL);
+	ok(status_of(hdrs) == 200 && !strcmp(hval(hdrs, "Content-Type"),
+	   "text/plain; charset=utf-8"), "/a%%20b.txt: text/plain");
+	curl(tpath("body"), url(s, "127.0.0.1", "d/"), NULL);
+	ok(status_of(hdrs) == 200 && same_file(rpath("d/index.html"),
+	   tpath("body")), "--index: /d/ is d/index.html");
+	curl(tpath("body"), url(s, "127.0.0.1", "d"), NULL);
+	ok(status_of(hdrs) == 301 && !strcmp(hval(hdrs, "Location"), "/d/"),
+	   "/d: 301 to /d/");
+	curl(tpath("body"), url(s, "127.0.0.1", "nodir/"), NULL);
+	is_int(status_of(hdrs), 403, "a directory without index.html: 403");
+	curl(tpath("body"), url(s, "127.0.0.1", "fifo"), NULL);
+	is_int(status_of(hdrs), 403, "a FIFO: 403, and no hang");
+	curl(tpath("body"), url(s, "127.0.0.1", "nothing"), NULL);
+	is_int(status_of(hdrs), 404, "a missing file: 404");
+	curl(tpath("body"), "-0", url(s, "127.0.0.1", "f1"), NULL);
+	ok(status_of(hdrs) == 200 && !strcmp(hval(hdrs, "Connection"),
+	   "close"), "HTTP/1.0: Connection: close");
+	curl(tpath("body"), "-0", "-H", "Connection: keep-alive",
+	     url(s, "127.0.0.1", "f1"), NULL);
+	ok(!strcmp(hval(hdrs, "Connection"), "keep-alive"),
+	   "HTTP/1.0 asking keep-alive: Connection: keep-alive");
+	n = raw("::1", s->port, head, sizeof(head) - 1, resp, sizeof(resp));
+	ok(status_of(resp) == 200 && !strcmp(hval(resp, "Content-Length"),
+	   "4096") && n == (size_t)(strstr(resp, "\r\n\r\n") + 4 - resp),
+	   "HEAD: 200, Content-Length 4096, no body");
+	curl(tpath("body"), "-I", url(s, "127.0.0.1", "f4096"), NULL);
+	ok(status_of(hdrs) == 200 && *hval(hdrs, "ETag"), "curl -I");
+}
+
+/* curl -r @r of /f4096: status, Content-Range and the bytes. */
+static void range(const struct srv *s, const char *r, int status,
+		  const char *cr, long first, long len)
+{
+	char *body, *file = slurp(rpath("f4096"), NULL);
+	size_t n;
+
+	curl(tpath("body"), "-r", r, url(s, "127.0.0.1", "f4096"), NULL);
+	body = slurp(tpath("body"), &n);
+	ok(status_of(hdrs) == status && !strcmp(hval(hdrs, "Content-Range"),
+	   cr) && (status != 200 || n == 4096) &&
+	   (status == 416 || (n == (size_t)len &&
+	    !memcmp(body, file + first, len))),
+	   "Range %s: %d '%s'", r, status, cr);
+	free(body);
+	free(file);
+}
+
+static void ranges_and_304(const struct srv *s)
+{
+	char inm[128], ims[128];
+
+	range(s, "0-99", 206, "bytes 0-99/4096", 0, 100);
+	range(s, "1000-1999", 206, "bytes 1000-1999/4096", 1000, 1000);
+	range(s, "4000-4095", 206, "bytes 4000-4095/4096", 4000, 96);
+	range(s, "-100", 206, "bytes 3996-4095/4096", 3996, 100);
+	range(s, "4090-", 206, "bytes 4090-4095/4096", 4090, 6);
+	range(s, "5000-", 416, "bytes */4096", 0, 0);
+	range(s, "0-1,5-6", 200, "", 0, 4096);
+	curl(tpath("body"), url(s, "127.0.0.1", "f4096"), NULL);
+	snprintf(inm, sizeof(inm), "If-None-Match: %s", hval(hdrs, "ETag"));
+	snprintf(ims, sizeof(ims), "If-Modified-Since: %s",
+		 hval(hdrs, "Last-Modified"));
+	curl(tpath("body"), "-H", inm, url(s, "127.0.0.1", "f4096"), NULL);
+	ok(status_of(hdrs) == 304 && no_body() && *hval(hdrs, "ETag"),
+	   "If-None-Match with the ETag: 304, no body");
+	curl(tpath("body"), "-H", ims, url(s, "127.0.0.1", "f4096"), NULL);
+	is_int(status_of(hdrs), 304, "If-Modified-Since Last-Modified: 304");
+	curl(tpath("body"), "-H", "If-None-Match: \"other\"", "-H", ims,
+	     url(s, "127.0.0.1", "f4096"), NULL);
+	is_int(status_of(hdrs), 200, "another ETag: 200 (IMS not looked at)");
+	curl(tpath("body"), "-H", "If-Range: \"other\"", "-r", "0-9",
+	     url(s, "127.0.0.1", "f4096"), NULL);
+	is_int(status_of(hdrs), 200, "If-Range mismatch: the whole file");
+}
+
+/* --- persistent connections and concurrency ------------------------------- */
+
+struct reader {
+	int fd;
+	size_t len;
+	char buf[65536];
+};
+
+/* The next response on r->fd: its status; the body in *body (malloc'd). */
+static int next_response(struct reader *r, char **body, size_t *blen)
+{
+	char *end = NULL;
+	size_t hlen, cl, have;
+	ssize_t n;
+	int status;
+
+	while (!(end = memmem(r->buf, r->len, "\r\n\r\n", 4))) {
+		n = recv(r->fd, r->buf + r->len, sizeof(r->buf) - r->len, 0);
+		if (n <= 0 || r->len + n == sizeof(r->buf))
+			return 0;
+		r->len += n;
+	}
+	hlen = end + 4 - r->buf;
+	r->buf[hlen - 1] = '\0';
+	status = status_of(r->buf);
+	cl = atol(hval(r->buf, "Content-Length"));
+	*body = malloc(cl + 1);
+	*blen = cl;
+	have = r->len - hlen < cl ? r->len - hlen : cl;
+	memcpy(*body, r->buf + hlen, have);
+	memmove(r->buf, r->buf + hlen + have, r->len - hlen - have);
+	r->len -= hlen + have;
+	while (have < cl && (n = recv(r->fd, *body + have, cl - have, 0)) > 0)
+		have += n;
+	return have == cl ? status : 0;
+}
+
+static bool response_is(struct reader *r, const char *file)
+{
+	size_t blen, flen;
+	char *body = NULL, *want = slurp(rpath(file), &flen);
+	bool same = next_response(r, &body, &blen) == 200 && blen == flen &&
+		    !memcmp(body, want, flen);
+
+	free(body);
+	free(want);
+	return same;
+}
+
+static void keep_alive(const struct srv *s)
+{
+	static const char req[] = "GET /f4097 HTTP/1.1\r\nHost: t\r\n\r\n"
+				  "GET /f1 HTTP/1.1\r\nHost: t\r\n\r\n";
+	struct reader *r = calloc(1, sizeof(*r));
+	char *argv[72] = { "curl", "-sS", "--max-time", "20", "-w",
+			   "%{num_connects}\\n" };
+	int i, good = 0, connects = 0;
+	char *out;
+
+	r->fd = tcp_to("127.0.0.1", s->port);
+	for (i = 0; i < 50; i++) {
+		send(r->fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
+		good += response_is(r, "f4097") && response_is(r, "f1");
+	}
+	is_int(2 * good, 100, "100 requests on one connection, each intact");
+	for (i = 0; i < 10; i++)
+		send(r->fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
+	for (i = good = 0; i < 10; i++)
+		good += response_is(r, "f4097") && response_is(r, "f1");
+	is_int(2 * good, 20, "20 pipelined requests answered in order");
+	close(r->fd);
+	free(r);
+	for (i = 0; i < 20; i++) {
+		argv[6 + 3 * i] = "-o";
+		argv[7 + 3 * i] = "/dev/null";
+		argv[8 + 3 * i] = (char *)url(s, "127.0.0.1", "f4096");
+	}
+	run(argv, NULL, tpath("connects"), NULL, 30);
+	out = slurp(tpath("connects"), NULL);
+	for (i = 0; out && out[i]; i++)
+		connects += out[i] == '1';
+	ok(out && connects == 1 && strlen(out) == 40,
+	   "curl with 20 URLs connects once");
+	free(out);
+}
+
+static void concurrent(const struct srv *s)
+{
+	pid_t pids[16];
+	char out[16][96];
+	int i, good = 0;
+
+	for (i = 0; i < 16; i++) {
+		char *argv[] = { "curl", "-sS", "--max-time", "30", "-o",
+				 out[i], (char *)url(s, "127.0.0.1", "f1M1"),
+				 NULL };
+
+		snprintf(out[i], sizeof(out[i]), "%s/c%d", tmp, i);
+		pids[i] = spawn(argv, NULL, NULL, NULL);
+	}
+	for (i = 0; i < 16; i++)
+		good += !wait_exit(pids[i], 40) &&
+			same_file(out[i], rpath("f1M1"));
+	is_int(good, 16, "16 concurrent clients, every body intact");
+}
+
+/* A client that asks for 8 MiB with a tiny receive buffer, never reads. */
+static void stalled(const struct srv *s)
+{
+	static const char req[] = "GET /big HTTP/1.1\r\nHost: t\r\n\r\n";
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(s->port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), small = 4096;
+	char *log;
+
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	ok(!connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	   send(fd, req, sizeof(req) - 1, 0) == sizeof(req) - 1,
+	   "a client asks for 8 MiB and stops reading");
+	sleep_ms(300);
+	ok(!curl(tpath("body"), url(s, "127.0.0.1", "f1M1"), NULL) &&
+	   same_file(tpath("body"), rpath("f1M1")),
+	   "another client is served meanwhile");
+	get_file(s, "::1", "f4097");
+	sleep_ms(4500);		/* --send-timeout 3s */
+	log = slurp(s->log, NULL);
+	ok(log && strstr(log, "\"GET /big HTTP/1.1\" 200 ") &&
+	   !strstr(log, "\"GET /big HTTP/1.1\" 200 8388608 \"-\" \"-\""),
+	   "the stalled response is cut after --send-timeout and logged");
+	free(log);
+	close(fd);
+}
+
+static const struct {
+	const char *req;
+	int status;
+} bad[] = {
+	{ "GET /f1 HTTP/1.1\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello",
+	  400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
+	  "Content-Length: 1\r\n\r\nx", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nContent-Length: 1, 1\r\n\r\nx",
+	  400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+	  "0\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked"
+	  "\r\n\r\n0\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n"
+	  "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nX: a\r\n b\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\n Host: a\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\rX: b\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost : a\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHo(st: a\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\n: a\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a b\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nX: a\x01" "b\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nX: \x7f\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nRange: bytes=0-1\r\n"
+	  "Range: bytes=2-3\r\n\r\n", 400 },
+	{ "get /f1 HTTP/1.1\r\nHost: a\r\n\r\n", 501 },
+	{ "BREW /f1 HTTP/1.1\r\nHost: a\r\n\r\n", 501 },
+	{ "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n", 501 },
+	{ "POST /f1 HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n", 405 },
+	{ "PUT /f1 HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nab", 405 },
+	{ "DELETE /f1 HTTP/1.1\r\nHost: a\r\n\r\n", 405 },
+	{ "OPTIONS /f1 HTTP/1.1\r\nHost: a\r\n\r\n", 405 },
+	{ "CONNECT a:80 HTTP/1.1\r\nHost: a\r\n\r\n", 405 },
+	{ "TRACE / HTTP/1.1\r\nHost: a\r\n\r\n", 405 },
+	{ "GET * HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET a:80 HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET ftp://a/f1 HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET http://a/f1 HTTP/1.1\r\nHost: a\r\n\r\n", 200 },
+	{ "GET /f1 HTTP/2.0\r\nHost: a\r\n\r\n", 505 },
+	{ "GET /f1 HTTP/1.10\r\nHost: a\r\n\r\n", 400 },
+	{ "GET  /f1 HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /f1  HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /f1\tHTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /d/../f1 HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /%2e%2e/etc/passwd HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /..%2f..%2fetc/passwd HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /f1%00 HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /f1%zz HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /f1%4 HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /a\\b HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /%5c..%5cf1 HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /f1#frag HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "GET /f\x80 HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+	{ "\x16\x03\x01\x02\x01\x01\x01\xfc\x03\x03\r\n\r\n", 400 },
+	{ "GET /f1 HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n", 200 },
+	{ "GET /f1 HTTP/1.0\r\n\r\n", 200 },
+	{ "GET /out HTTP/1.1\r\nHost: a\r\n\r\n", 404 },
+	{ "GET /up HTTP/1.1\r\nHost: a\r\n\r\n", 404 },
+	{ "GET /abs HTTP/1.1\r\nHost: a\r\n\r\n", 404 },
+	{ "GET /in HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", 200 },
+};
+
+/* A normal request on a new connection gets /f1. */
+static bool still_serving(const struct srv *s)
+{
+	static const char req[] = "GET /f1 HTTP/1.0\r\n\r\n";
+	char resp[1024];
+	size_t n = raw("127.0.0.1", s->port, req, sizeof(req) - 1, resp,
+		       sizeof(resp));
+
+	return n > 20 && status_of(resp) == 200 &&
+	       !strcmp(hval(resp, "Content-Length"), "1");
+}
+
+static void malformed(const struct srv *s)
+{
+	char resp[8192], *big = malloc(40000);
+	size_t i, n;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		raw("127.0.0.1", s->port, bad[i].req, strlen(bad[i].req),
+		    resp, sizeof(resp));
+		ok(status_of(resp) == bad[i].status && still_serving(s),
+		   "request %zu: %d, then still serving (%.*s)", i,
+		   bad[i].status, (int)strcspn(bad[i].req, "\r\n\x01\x80"),
+		   bad[i].req[0] == 0x16 ? "TLS" : bad[i].req);
+		if (status_of(resp) != bad[i].status)
+			diag("  got: %.80s", resp);
+	}
+	raw("127.0.0.1", s->port, "POST / HTTP/1.1\r\nHost: a\r\n\r\n", 28,
+	    resp, sizeof(resp));
+	ok(!strcmp(hval(resp, "Allow"), "GET, HEAD"), "405 says Allow");
+	memset(big, 'a', 40000);
+	memcpy(big, "GET /", 5);
+	n = raw("127.0.0.1", s->port, big, 9000, resp, sizeof(resp));
+	ok(n && status_of(resp) == 414 && still_serving(s),
+	   "a 9000-byte request line: 414");
+	n = sprintf(big, "GET /f1 HTTP/1.1\r\nHost: a\r\n");
+	for (i = 0; i < 60; i++)
+		n += sprintf(big + n, "X-%zu: v\r\n", i);
+	n += sprintf(big + n, "\r\n");
+	raw("127.0.0.1", s->port, big, n, resp, sizeof(resp));
+	ok(status_of(resp) == 431 && still_serving(s),
+	   "60 header fields (--max-headers 50): 431");
+	n = sprintf(big, "GET /f1 HTTP/1.1\r\nHost: a\r\nX: ");
+	memset(big + n, 'b', 20000);
+	memcpy(big + n + 20000, "\r\n\r\n", 4);
+	raw("127.0.0.1", s->port, big, n + 20004, resp, sizeof(resp));
+	ok(status_of(resp) == 431 && still_serving(s),
+	   "20000 bytes of header: 431");
+	free(big);
+}
+
+/* --- timeouts, log, signals ----------------------------------------------- */
+
+static void timeouts(const struct srv *s)
+{
+	static const char part[] = "GET /f1 HTTP/1.1\r\nHost: a\r\n";
+	static const char full[] = "GET /f1 HTTP/1.1\r\nHost: a\r\n\r\n";
+	char resp[1024];
+	int fd = tcp_to("127.0.0.1", s->port);
+	size_t n;
+
+	send(fd, part, sizeof(part) - 1, 0);
+	n = read_all(fd, resp, sizeof(resp) - 1);	/* --header-timeout 1s */
+	resp[n] = '\0';
+	ok(status_of(resp) == 408 && !strcmp(hval(resp, "Connection"),
+	   "close"), "a head slower than --header-timeout: 408");
+	close(fd);
+	fd = tcp_to("127.0.0.1", s->port);
+	send(fd, full, sizeof(full) - 1, 0);
+	n = read_all(fd, resp, sizeof(resp) - 1);	/* --idle-timeout 2s */
+	resp[n] = '\0';
+	ok(status_of(resp) == 200 && strlen(strstr(resp, "\r\n\r\n")) == 5,
+	   "keep-alive then --idle-timeout: closed quietly after the response");
+	close(fd);
+}
+
+static void access_log(const struct srv *s)
+{
+	char *log = slurp(s->log, NULL), *line;
+	bool found = false;
+
+	for (line = log ? strtok(log, "\n") : NULL; line && !found;
+	     line = strtok(NULL, "\n"))
+		found = !strncmp(line, "127.0.0.1 - - [", 15) &&
+			strstr(line, " +0000] \"GET /f4096 HTTP/1.1\" 200 4096"
+			       " \"-\" \"curl/") &&
+			strstr(line, "\" by_ref=4096 copied=0") &&
+			!strcmp(strstr(line, "\" by_ref="),
+				"\" by_ref=4096 copied=0");
+	ok(found, "access log: combined format and by_ref/copied");
+	free(log);
+	log = slurp(s->log, NULL);
+	has(log, "\n::1 - - [", "IPv6 clients logged as ::1");
+	has(log, "\"GET /f1%00 HTTP/1.1\" 400 16 ", "a 400 is logged");
+	has(log, "\"BREW /f1 HTTP/1.1\" 501 ", "a 501 is logged");
+	has(log, "\"-\" 408 ", "a 408 is logged");
+	has(log, "aaaaaaaa\" 414 ", "a 414 is logged");
+	free(log);
+}
+
+static void sighup(const struct srv *s)
+{
+	char old[300], *a, *b;
+
+	snprintf(old, sizeof(old), "%s.1", s->log);
+	rename(s->log, old);
+	kill(s->pid, SIGHUP);
+	sleep_ms(300);
+	curl(tpath("body"), url(s, "127.0.0.1", "f4095"), NULL);
+	sleep_ms(100);
+	a = slurp(s->log, NULL);
+	b = slurp(old, NULL);
+	ok(a && b && strstr(a, "\"GET /f4095 HTTP/1.1\" 200 4095") &&
+	   !strstr(a, "GET /f4096 "), "SIGHUP reopens the access log");
+	free(a);
+	free(b);
+}
+
+/* SIGTERM while a client is in the middle of 8 MiB: it gets all of it. */
+static void sigterm_download(struct srv *s)
+{
+	static const char req[] = "GET /big HTTP/1.1\r\nHost: t\r\n\r\n";
+	struct reader *r = calloc(1, sizeof(*r));
+	int fd = tcp_to("127.0.0.1", s->port), rc;
+	char *body = NULL, *want = slurp(rpath("big"), NULL), *txt;
+	size_t blen;
+	ssize_t n;
+
+	send(fd, req, sizeof(req) - 1, 0);
+	n = recv(fd, r->buf, 65536, MSG_WAITALL);
+	r->len = n > 0 ? n : 0;
+	kill(s->pid, SIGTERM);
+	r->fd = fd;
+	ok(next_response(r, &body, &blen) == 200 && blen == BIG &&
+	   !memcmp(body, want, BIG) && recv(fd, r->buf, 1, 0) == 0,
+	   "SIGTERM: the download under way finishes, then the connection "
+	   "closes");
+	free(body);
+	free(want);
+	free(r);
+	close(fd);
+	rc = wait_exit(s->pid, 30);
+	txt = slurp(s->err, NULL);
+	ok(!rc && txt && !strstr(txt, "Sanitizer") &&
+	   !strstr(txt, "runtime error"), "the server exits 0 after SIGTERM");
+	has(txt, "pmem-zc serve: summary: requests=", "summary line");
+	has(txt, " zero_copy=yes\n", "every file body zero-copy");
+	free(txt);
+}
+
+/* --- other servers -------------------------------------------------------- */
+
+static const char *log_of(const struct srv *s, const char *what)
+{
+	static char line[512];
+	char *log = slurp(s->log, NULL), *p = log ? strstr(log, what) : NULL;
+
+	while (p && p > log && p[-1] != '\n')
+		p--;
+	snprintf(line, sizeof(line), "%.*s", p ? (int)strcspn(p, "\n") : 0,
+		 p ? p : "");
+	free(log);
+	return line;
+}
+
+/*
+ * The module cannot send these files (@err: ENODEV), or refuses for a cap
+ * that no completion of ours will lift (ENOBUFS): sendfile, as copied.
+ */
+static void fallback(const char *err)
+{
+	char env0[64], *env[] = { env0, NULL }, *txt;
+	struct srv s;
+
+	snprintf(env0, sizeof(env0), "PMEM_ZC_FAKE_ERRNO=%s", err);
+	if (!srv_start(&s, err, fake_bin, env, "--bind", "127.0.0.1", NULL))
+		return;
+	get_file(&s, "127.0.0.1", "f1M1");
+	sleep_ms(100);
+	has(log_of(&s, "GET /f1M1 "), "by_ref=0 copied=1048577",
+	    "%s: served by copy, logged as copied", err);
+	is_int(srv_stop(&s), 0, "%s: the server exits 0", err);
+	txt = slurp(s.err, NULL);
+	has(txt, "copied=1048577 zero_copy=no", "%s: summary zero_copy=no",
+	    err);
+	free(txt);
+}
+
+/* The real static binary needs no module with --copy. */
+static void real_copy(void)
+{
+	char *env[] = { "PMEM_ZC_DEV=/nonexistent", NULL };
+	struct srv s;
+
+	if (!srv_start(&s, "real", real_bin, env, "--bind", "::", "--copy",
+		       NULL))
+		return;
+	get_file(&s, "127.0.0.1", "f4097");
+	get_file(&s, "::1", "big");
+	sleep_ms(100);
+	has(log_of(&s, "GET /f4097 "), "by_ref=0 copied=4097",
+	    "--copy: logged as copied");
+	is_int(srv_stop(&s), 0, "the real binary with --copy exits 0");
+}
+
+/* Late completions and short sends: responses wait for them. */
+static void late_completions(void)
+{
+	char *env[] = { "PMEM_ZC_FAKE_DELAY_MS=30", "PMEM_ZC_FAKE_MAX=65536",
+			NULL };
+	struct reader *r = calloc(1, sizeof(*r));
+	static const char req[] = "GET /f4097 HTTP/1.1\r\nHost: t\r\n\r\n";
+	struct srv s;
+	int i, good = 0;
+
+	if (!srv_start(&s, "late", fake_bin, env, "--bind", "127.0.0.1",
+		       "--inflight", "2", NULL))
+		return;
+	get_file(&s, "127.0.0.1", "big");
+	get_file(&s, "127.0.0.1", "f1M1");
+	r->fd = tcp_to("127.0.0.1", s.port);
+	for (i = 0; i < 5; i++) {
+		send(r->fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
+		good += response_is(r, "f4097");
+	}
+	is_int(good, 5, "keep-alive with late completions");
+	close(r->fd);
+	free(r);
+	sleep_ms(100);
+	has(log_of(&s, "GET /big "), "200 8388608 \"-\" \"curl/",
+	    "logged once its completions are in");
+	has(log_of(&s, "GET /big "), "by_ref=8388608 copied=0",
+	    "by_ref from 128 late completions");
+	is_int(srv_stop(&s), 0, "late-completion server exits 0");
+}
+
+/* A client socket from @src to 127.0.0.1:@port, or -1. */
+static int tcp_from(const char *src, int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct timeval tv = { 5, 0 };
+
+	inet_pton(AF_INET, src, &a.sin_addr);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)))
+		return -1;
+	a.sin_port = htons(port);
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	return connect(fd, (struct sockaddr *)&a, sizeof(a)) ? -1 : fd;
+}
+
+static int status_from(int fd)
+{
+	static const char req[] = "GET /f1 HTTP/1.1\r\nHost: a\r\n"
+				  "Connection: close\r\n\r\n";
+	char resp[1024];
+	size_t n;
+
+	send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
+	n = read_all(fd, resp, sizeof(resp) - 1);
+	resp[n] = '\0';
+	close(fd);
+	return status_of(resp);
+}
+
+static void limits(void)
+{
+	struct srv s;
+	int a, b;
+
+	if (!srv_start(&s, "limits", fake_bin, NULL, "--bind", "127.0.0.1",
+		       "--max-conns", "2", "--max-conns-per-client", "1",
+		       NULL))
+		return;
+	a = tcp_from("127.0.0.1", s.port);
+	sleep_ms(100);
+	is_int(status_from(tcp_from("127.0.0.1", s.port)), 503,
+	       "a second connection of one client (per-client 1): 503");
+	b = tcp_from("127.0.0.2", s.port);
+	sleep_ms(100);
+	is_int(status_from(tcp_from("127.0.0.3", s.port)), 503,
+	       "a third connection (--max-conns 2): 503");
+	is_int(status_from(b), 200, "the connections within the limits work");
+	close(a);
+	sleep_ms(100);
+	is_int(status_from(tcp_from("127.0.0.3", s.port)), 200,
+	       "below the limits again: 200");
+	has(log_of(&s, " 503 "), "\"GET /f1 HTTP/1.1\" 503 ", "503s logged");
+	is_int(srv_stop(&s), 0, "limits server exits 0");
+}
+
+static void workers_and_count(void)
+{
+	struct srv s;
+	int i, good = 0;
+	char *txt;
+
+	if (srv_start(&s, "workers", fake_bin, NULL, "--bind", "127.0.0.1",
+		      "--workers", "3", NULL)) {
+		for (i = 0; i < 8; i++)
+			good += !curl(tpath("body"),
+				      url(&s, "127.0.0.1", "f4097"), NULL) &&
+				same_file(tpath("body"), rpath("f4097"));
+		is_int(good, 8, "3 workers: 8 requests served");
+		is_int(srv_stop(&s), 0, "3 workers stop on SIGTERM, exit 0");
+		txt = slurp(s.err, NULL);
+		has(txt, "summary: requests=8 bytes=32776 by_ref=32776 ",
+		    "one summary of all workers");
+		free(txt);
+	}
+	if (!srv_start(&s, "count", fake_bin, NULL, "--bind", "127.0.0.1",
+		       "--count", "2", NULL))
+		return;
+	curl(tpath("body"), url(&s, "127.0.0.1", "f1"), NULL);
+	curl(tpath("body"), url(&s, "127.0.0.1", "f1"), NULL);
+	is_int(wait_exit(s.pid, 10), 0, "--count 2: exits 0 after 2 requests");
+}
+
+void test_serve(void)
+{
+	struct srv s;
+
+	make_root();
+	if (!ok(srv_start(&s, "main", fake_bin, NULL, "--bind", "::",
+			  "--index", "--max-headers", "50",
+			  "--header-timeout", "1s", "--idle-timeout", "2s",
+			  "--send-timeout", "3s", NULL),
+		"serve starts on [::] with a port of its own"))
+		return;
+	bodies(&s);
+	headers(&s);
+	ranges_and_304(&s);
+	keep_alive(&s);
+	concurrent(&s);
+	stalled(&s);
+	malformed(&s);
+	timeouts(&s);
+	access_log(&s);
+	sighup(&s);
+	sigterm_download(&s);
+	free(hdrs);
+	hdrs = NULL;
+	fallback("ENODEV");
+	fallback("ENOBUFS");
+	real_copy();
+	late_completions();
+	limits();
+	workers_and_count();
+}
