@@ -25,8 +25,10 @@ struct dax_device;
  * @data_offset: bytes at the start of the region that are not disk data
  *	(the info block and memmap area of a memmap=dev layout), 0 otherwise
  * @info_block: the region carries a prd info block (prd_layout.c)
+ * @layout_new: a memmap=dev load found the region empty: its info block is
+ *	written at commit, and its head zeroed again if the load fails
  * @described_by: the firmware table that describes the region as
- *	persistent memory, or "nothing (allow_undescribed)"
+ *	persistent memory ("ACPI NFIT" or "e820")
  * @virt_addr: kernel address of @phys_addr
  * @mode: page mode
  * @memmap_on_dev: devmap mode with the memmap in the region itself
@@ -42,6 +44,7 @@ struct dax_device;
  *	reason as @res_name
  * @zone: the zone whose span covers the pages (sparse mode)
  * @disk: the block device
+ * @added: @disk was announced (device_add_disk())
  * @dax_dev: the DAX device of @disk (devmap mode only)
  */
 struct prd_device {
@@ -51,6 +54,7 @@ struct prd_device {
 	u64			size;
 	u64			data_offset;
 	bool			info_block;
+	bool			layout_new;
 	const char		*described_by;
 	void			*virt_addr;
 	enum prd_page_mode	mode;
@@ -65,6 +69,7 @@ struct prd_device {
 	struct dev_pagemap	*pgmap;
 	struct zone		*zone;
 	struct gendisk		*disk;
+	bool			added;
 	struct dax_device	*dax_dev;
 };
 
@@ -74,6 +79,8 @@ unsigned long prd_pages_busy(struct prd_device *prd, unsigned long *under);
 
 int prd_firmware_check(struct prd_device *prd);
 int prd_layout_read(struct prd_device *prd);
+void prd_layout_commit(struct prd_device *prd);
+void prd_layout_undo(struct prd_device *prd);
 
 /* prd_sparse.c: the RFC's page mode, on kernels with mm-export-patch */
 bool prd_sparse_supported(void);

@@ -22,6 +22,7 @@
 
 #include <linux/crc32.h>
 #include <linux/io.h>
+#include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -119,8 +120,9 @@ static int prd_info_check(struct prd_device *prd,
  * Sets @prd->data_offset and @prd->info_block. A region with an info block
  * starts its disk at the recorded offset in every mode. One without gets
  * one when loaded with memmap=dev, if the area it reserves is all zeros
- * (else the load is refused: it would overwrite data); in the other modes
- * its disk starts at 0.
+ * (else the load is refused: it would overwrite data): @prd->layout_new,
+ * and prd_layout_commit() writes the block once the disk is announced;
+ * in the other modes its disk starts at 0.
  *
  * Return: 0, or a negative errno after one pr_err().
  */
@@ -191,17 +193,77 @@ int prd_layout_read(struct prd_device *prd)
 			goto out_free;
 		}
 	}
-	prd_info_fill(ib, prd->size);
-	memcpy_flushcache(head, ib, sizeof(*ib));
-	wmb(); /* the info block is durable before anything relies on it */
+	/* the info block is written once the load commits */
 	prd->data_offset = offset;
-	prd->info_block = true;
-	pr_info("region %u: laid out for memmap=dev, disk at %llu (info block written)\n",
-		prd->id, offset);
+	prd->layout_new = true;
 out_free:
 	kfree(ib);
 out_unmap:
 	if (head)
 		memunmap(head);
 	return ret;
+}
+
+/**
+ * prd_layout_commit - record a new layout on the region
+ * @prd: the region; its disk is announced
+ *
+ * Writes the info block of a region that prd_layout_read() laid out anew
+ * (@prd->layout_new), durably; nothing otherwise.
+ */
+void prd_layout_commit(struct prd_device *prd)
+{
+	struct prd_info_block *ib;
+	void *head;
+
+	if (!prd->layout_new)
+		return;
+	ib = kmalloc(sizeof(*ib), GFP_KERNEL);
+	head = memremap(prd->phys_addr, SZ_4K, MEMREMAP_WB);
+	if (!ib || !head) {
+		/* the disk works; only a later load will not find the layout */
+		pr_err("region %u: cannot write its info block: a later load will refuse memmap=dev here\n",
+		       prd->id);
+		goto out;
+	}
+	prd_info_fill(ib, prd->size);
+	memcpy_flushcache(head, ib, sizeof(*ib));
+	wmb(); /* the info block is durable before anything relies on it */
+	prd->info_block = true;
+	prd->layout_new = false;
+	pr_info("region %u: laid out for memmap=dev, disk at %llu (info block written)\n",
+		prd->id, prd->data_offset);
+out:
+	if (head)
+		memunmap(head);
+	kfree(ib);
+}
+
+/**
+ * prd_layout_undo - give a failed load's head back as it found it
+ * @prd: the region, unmapped
+ *
+ * A region laid out anew by a load that did not commit had an all-zero
+ * head, which its memmap then used: zero it again, so that the next
+ * memmap=dev load finds it empty.
+ */
+void prd_layout_undo(struct prd_device *prd)
+{
+	u64 pos;
+	void *head;
+
+	if (!prd->layout_new)
+		return;
+	head = memremap(prd->phys_addr, prd->data_offset, MEMREMAP_WB);
+	if (!head) {
+		pr_err("region %u: cannot clear its head after a failed load\n",
+		       prd->id);
+		return;
+	}
+	for (pos = 0; pos < prd->data_offset; pos += PAGE_SIZE)
+		memcpy_flushcache(head + pos, page_address(ZERO_PAGE(0)),
+				  PAGE_SIZE);
+	wmb(); /* the head reads as empty after a crash too */
+	memunmap(head);
+	prd->layout_new = false;
 }

@@ -61,9 +61,6 @@ static char *prefix = "pmem";
 module_param(prefix, charp, 0444);
 MODULE_PARM_DESC(prefix, "Disk name prefix (pmem gives pmem0, pmem1...); change it to load beside upstream's nd_pmem");
 
-static bool allow_undescribed;
-module_param_hw(allow_undescribed, bool, other, 0444);
-MODULE_PARM_DESC(allow_undescribed, "Also map regions that no ACPI NFIT or e820 range describes as persistent memory (default off; refused under kernel lockdown). Never System RAM nor memory another driver claimed");
 
 static struct prd_device *prd_devs[PRD_MAP_MAX];
 static unsigned int prd_nr;
@@ -524,7 +521,7 @@ static const struct attribute_group *prd_attr_groups[] = {
 };
 
 /*
- * The region must be persistent memory (or allowed otherwise), not System
+ * The region must be persistent memory the firmware describes, not System
  * RAM, and nobody's: claimed here for prd.
  */
 static int prd_claim(struct prd_device *prd)
@@ -537,13 +534,9 @@ static int prd_claim(struct prd_device *prd)
 		       prd->id, (u64)prd->phys_addr, prd->size);
 		return -EINVAL;
 	}
-	if (allow_undescribed) {
-		prd->described_by = "nothing (allow_undescribed)";
-	} else {
-		ret = prd_firmware_check(prd);
-		if (ret)
-			return ret;
-	}
+	ret = prd_firmware_check(prd);
+	if (ret)
+		return ret;
 	prd->res_name = kstrdup(KBUILD_MODNAME, GFP_KERNEL);
 	if (!prd->res_name)
 		return -ENOMEM;
@@ -562,9 +555,34 @@ static void prd_release(struct prd_device *prd)
 	kfree(prd->res_name);
 }
 
-static int prd_add_disk(struct prd_device *prd)
+/* the DAX device of a disk with ZONE_DEVICE pages, before the disk is added */
+static int prd_dax_alloc(struct prd_device *prd, struct gendisk *disk)
 {
-	struct dax_device *dax_dev = NULL;
+	struct dax_device *dax_dev;
+	int ret;
+
+	dax_dev = alloc_dax(prd, &prd_dax_ops);
+	if (IS_ERR(dax_dev))
+		return PTR_ERR(dax_dev);
+	set_dax_nocache(dax_dev);
+	set_dax_nomc(dax_dev);
+	set_dax_synchronous(dax_dev);
+	/* dax_flush() writes back the CPU cache: fsync/msync durable */
+	dax_write_cache(dax_dev, true);
+	ret = dax_add_host(dax_dev, disk);
+	if (ret) {
+		kill_dax(dax_dev);
+		put_dax(dax_dev);
+		return ret;
+	}
+	blk_queue_flag_set(QUEUE_FLAG_DAX, disk->queue);
+	prd->dax_dev = dax_dev;
+	return 0;
+}
+
+/* the disk and its DAX device, ready to be added: nothing announced yet */
+static int prd_disk_alloc(struct prd_device *prd)
+{
 	struct gendisk *disk;
 	int ret;
 
@@ -596,56 +614,35 @@ static int prd_add_disk(struct prd_device *prd)
 	 * in the other modes nothing could reach a DAX device.
 	 */
 	if (prd->mode == PRD_PAGES_DEVMAP) {
-		blk_queue_flag_set(QUEUE_FLAG_DAX, disk->queue);
-		dax_dev = alloc_dax(prd, &prd_dax_ops);
-		if (IS_ERR(dax_dev)) {
-			ret = PTR_ERR(dax_dev);
-			goto out_put_disk;
+		ret = prd_dax_alloc(prd, disk);
+		if (ret) {
+			pr_err("region %u: no DAX device: %d\n", prd->id, ret);
+			put_disk(disk);
+			return ret;
 		}
-		set_dax_nocache(dax_dev);
-		set_dax_nomc(dax_dev);
-		set_dax_synchronous(dax_dev);
-		/* dax_flush() writes back the CPU cache: fsync/msync durable */
-		dax_write_cache(dax_dev, true);
-		ret = dax_add_host(dax_dev, disk);
-		if (ret)
-			goto out_kill_dax;
-		prd->dax_dev = dax_dev;
 	}
-
-	ret = device_add_disk(NULL, disk, prd_attr_groups);
-	if (ret)
-		goto out_remove_host;
 	prd->disk = disk;
 	return 0;
-
-out_remove_host:
-	if (dax_dev)
-		dax_remove_host(disk);
-out_kill_dax:
-	if (dax_dev) {
-		kill_dax(dax_dev);
-		put_dax(dax_dev);
-		prd->dax_dev = NULL;
-	}
-out_put_disk:
-	pr_err("region %u: cannot add disk %s: %d\n", prd->id,
-	       disk->disk_name, ret);
-	put_disk(disk);
-	return ret;
 }
 
-static void prd_del_disk(struct prd_device *prd)
+/*
+ * Take the disk down: first out of sight (del_gendisk() removes its sysfs
+ * files, the dax/ ones included, and waits for their readers), then its
+ * DAX device.
+ */
+static void prd_disk_free(struct prd_device *prd)
 {
+	if (prd->added)
+		del_gendisk(prd->disk);
 	if (prd->dax_dev) {
 		dax_remove_host(prd->disk);
 		kill_dax(prd->dax_dev);
 		put_dax(prd->dax_dev);
 		prd->dax_dev = NULL;
 	}
-	del_gendisk(prd->disk);
 	put_disk(prd->disk);
 	prd->disk = NULL;
+	prd->added = false;
 }
 
 /*
@@ -678,23 +675,33 @@ static bool prd_wait_idle(struct prd_device *prd)
 	}
 }
 
+/* undo prd_alloc() once the disk is gone */
+static void prd_unmap(struct prd_device *prd)
+{
+	prd_pages_unmap(prd);
+	prd_layout_undo(prd);
+	prd_release(prd);
+	badblocks_exit(&prd->bb);
+	kfree(prd);
+}
+
 static void prd_free(struct prd_device *prd)
 {
 	if (prd->disk)
-		prd_del_disk(prd);
+		prd_disk_free(prd);
 	if (!prd_wait_idle(prd)) {
 		/* the memory stays claimed and mapped, the memmap in place */
 		pr_err("region %u %#llx+%#llx leaked: its memory and memmap stay until reboot\n",
 		       prd->id, (u64)prd->phys_addr, prd->size);
 		return;
 	}
-	prd_pages_unmap(prd);
-	prd_release(prd);
-	badblocks_exit(&prd->bb);
-	kfree(prd);
+	prd_unmap(prd);
 }
 
-/* everything but the disk: validated, claimed, laid out and mapped */
+/*
+ * Everything but announcing the disk: validated, claimed, laid out, mapped,
+ * the disk and its DAX device allocated.
+ */
 static struct prd_device *prd_alloc(unsigned int id,
 				    const struct prd_map_region *r,
 				    enum prd_page_mode mode, bool memmap_on_dev)
@@ -722,14 +729,21 @@ static struct prd_device *prd_alloc(unsigned int id,
 		goto out_release;
 	ret = badblocks_init(&prd->bb, 1);
 	if (ret)
-		goto out_release;
+		goto out_undo;
 	ret = prd_pages_map(prd);
 	if (ret)
 		goto out_bb;
+	ret = prd_disk_alloc(prd);
+	if (ret)
+		goto out_unmap;
 	return prd;
 
+out_unmap:
+	prd_pages_unmap(prd);
 out_bb:
 	badblocks_exit(&prd->bb);
+out_undo:
+	prd_layout_undo(prd);
 out_release:
 	prd_release(prd);
 out_free:
@@ -813,21 +827,35 @@ static int __init prd_init(void)
 		}
 		prd_devs[prd_nr++] = prd;
 	}
-	/* commit: the disks */
+	/* commit: the disks announced, their layouts recorded */
 	for (i = 0; i < nr; i++) {
-		ret = prd_add_disk(prd_devs[i]);
-		if (ret) {
+		prd = prd_devs[i];
+		ret = device_add_disk(NULL, prd->disk, prd_attr_groups);
+		if (!ret) {
+			prd->added = true;
+			prd_layout_commit(prd);
+			pr_info("%s: %#llx+%#llx (%s) pages=%s%s, disk at %llu, memmap %llu bytes of RAM, mapped in %llu us\n",
+				prd->disk->disk_name, (u64)prd->phys_addr,
+				prd->size, prd->described_by,
+				prd_mode_names[mode],
+				memmap_on_dev ? " memmap=dev" : "",
+				prd->data_offset, prd->memmap_ram,
+				div_u64(prd->map_ns, 1000));
+			continue;
+		}
+		pr_err("region %u: cannot add disk %s: %d\n", prd->id,
+		       prd->disk->disk_name, ret);
+		if (!i) {
 			prd_free_all();
 			return ret;
 		}
-	}
-	for (i = 0; i < nr; i++) {
-		prd = prd_devs[i];
-		pr_info("%s: %#llx+%#llx (%s) pages=%s%s, disk at %llu, memmap %llu bytes of RAM, mapped in %llu us\n",
-			prd->disk->disk_name, (u64)prd->phys_addr, prd->size,
-			prd->described_by, prd_mode_names[mode],
-			memmap_on_dev ? " memmap=dev" : "", prd->data_offset,
-			prd->memmap_ram, div_u64(prd->map_ns, 1000));
+		/*
+		 * Disks 0..i-1 are out there and may be open: a failed init
+		 * would free the module under them. Keep them, drop the rest.
+		 */
+		while (prd_nr > i)
+			prd_free(prd_devs[--prd_nr]);
+		break;
 	}
 	return 0;
 }

@@ -19,8 +19,8 @@ kdir=$(kernel_dir "$flavour")
 [ -e "$kdir/.pmemzc-done" ] || die "no $flavour kernel: run vm/build-kernel.sh $flavour"
 
 TOOLS=(dd kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl mke2fs mkfs.ext4
-       e2fsck dumpe2fs filefrag sfdisk mkfs.xfs xfs_io)
-PKGS=(coreutils kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk xfsprogs)
+       e2fsck dumpe2fs filefrag chattr sfdisk mkfs.xfs xfs_io curl wget wrk)
+PKGS=(coreutils kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk xfsprogs curl wget wrk)
 # static busybox out of Debian's busybox-static .deb, never installed
 busybox=$("$PMEMZC_TOP/vm/get-busybox.sh")
 

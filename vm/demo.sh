@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make demo: the real job, between guest A (pmem host) and guest B (peer).
 #  1. A file on an ext4 -o dax filesystem on prd (pages=devmap) in guest A
-#     is served by `pmem-zc serve` and fetched by guest B: the file's pmem
-#     pages go to the network stack by reference, no CPU copy.
+#     is served over HTTP/1.1 by `pmem-zc serve` and fetched with curl by
+#     guest B: the file's pmem pages go to the network stack by reference,
+#     no CPU copy.
 #  2. A pmem range of guest A is copied by `pmem-zc copy` to guest B's disk,
 #     attached with nbd-client: bios whose pages are the pmem pages.
 # Both are checked by sha256 on both sides; summary lines at the end.
@@ -23,7 +24,7 @@ cat > "$T/B.job" <<JOB
 nbd_serve /dev/vda || fail "nbd-server"
 touch /work/B.ready
 wait_work A.serving 300 || fail "A not serving"
-\$ZC fetch \$PEER_A:5002 demo.bin -o /tmp/demo.bin > /work/B.fetch 2>&1 || fail "fetch: \$(cat /work/B.fetch)"
+curl -sS -f -w 'curl: bytes=%{size_download} seconds=%{time_total} Bps=%{speed_download}\n' -o /tmp/demo.bin http://\$PEER_A:5002/demo.bin > /work/B.fetch 2>&1 || fail "curl: \$(cat /work/B.fetch)"
 echo "\$(stat -c %s /tmp/demo.bin) \$(sha256sum < /tmp/demo.bin | cut -d' ' -f1)" > /work/B.file
 wait_work A.copied 300 || fail "A never copied"
 echo 3 > /proc/sys/vm/drop_caches
@@ -38,7 +39,7 @@ echo "\$(stat -c %s /mnt/demo.bin) \$(sha256sum < /mnt/demo.bin | cut -d' ' -f1)
 R=\$(put /dev/pmem1 0 \$(( $MIB << 20 ))) || fail "fill pmem1"
 echo "\$(( $MIB << 20 )) \$R" > /work/A.range
 
-\$ZC serve --root /mnt --port 5002 --count 1 > /work/A.serve 2>&1 & srv=\$!
+\$ZC serve --root /mnt --port 5002 --count 1 --access-log /work/A.access > /work/A.serve 2>&1 & srv=\$!
 wait_for 10 listening 5002 || fail "serve not listening"
 touch /work/A.serving
 wait \$srv || fail "serve: \$(cat /work/A.serve)"
@@ -64,10 +65,11 @@ check() { # LABEL A-FILE B-FILE
 	if [ "$ab/$asum" = "$bb/$bsum" ]; then echo "  result: intact"; else echo "  result: MISMATCH"; ok=0; fi
 }
 echo
-echo "1. /mnt/demo.bin ($MIB MiB, ext4 -o dax on prd pages=devmap) served by guest A, fetched by guest B:"
+echo "1. /mnt/demo.bin ($MIB MiB, ext4 -o dax on prd pages=devmap) served by guest A over HTTP, fetched by curl on guest B:"
 check file A.file B.file
-grep 'req="GET demo.bin"' "$T/A.serve" | sed 's/^pmem-zc serve: /  serve on A: /'
-grep '^summary:' "$T/B.fetch" | sed 's/^/  fetch on B: /'
+sed 's/^/  access log on A: /' "$T/A.access"
+grep 'summary:' "$T/A.serve" | sed 's/^pmem-zc serve: /  serve on A: /'
+grep '^curl:' "$T/B.fetch" | sed 's/^/  on B: /'
 echo "2. pmem1[0, $MIB MiB) of guest A copied to guest B's disk over NBD (nbd-client /dev/nbd0):"
 check range A.range B.range
 grep '^summary:' "$T/A.copy" | sed 's/^/  copy on A: /'

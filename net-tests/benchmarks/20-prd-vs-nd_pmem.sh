@@ -20,6 +20,11 @@ run_fio() { # NAME DEV
 }
 for m in none sparse devmap devmap-dev; do
 	args="pages=${m%-dev}"; [ $m = devmap-dev ] && args="pages=devmap memmap=dev"
+	if [ $m = devmap-dev ]; then
+		# memmap=dev lays the region out anew: only over a head with nothing in it
+		$INSMOD /top/pmem-driver/prd.ko map=512M@4G && /usr/bin/dd if=/dev/zero of=/dev/pmem0 \
+			bs=1M count=16 oflag=direct status=none && rmmod prd || fail "clear the head"
+	fi
 	$INSMOD /top/pmem-driver/prd.ko map=512M@4G $args || fail "prd $m"
 	d=/sys/block/pmem0/prd
 	echo "$m $(cat $d/map_usecs) $(cat $d/memmap_ram_bytes) $(cat $d/data_offset)" >> /work/map.raw

@@ -70,11 +70,15 @@ for m in devmap sparse; do
 	grep -q 'beyond the end' /tmp/out || fail "$m: copy past the end: $(cat /tmp/out)"
 	echo "ok - $m: ranges past p2's end refused"
 
+	# 5. a copy between two partitions of one disk (they may overlap)
+	$ZC copy /dev/pmem0p2 --length 4K --to /dev/pmem0p1 > /tmp/out 2>&1 && fail "$m: copy from p2 to p1 of the same disk"
+	echo "ok - $m: a copy between partitions of one disk refused: $(tail -1 /tmp/out)"
+
 	dd if=/dev/zero of=/dev/pmem0 bs=512 count=1 oflag=direct status=none
 	rmmod pmem_zc && rmmod prd || fail "$m: unload"
 done
 JOB
 	vm_run A "$T" A.job 500 || return 1
 	grep -a '^ok - ' "$T/A.serial.log"
-	[ "$(grep -a -c '^ok - ' "$T/A.serial.log")" = 8 ] || { echo "expected 8 parts"; return 1; }
+	[ "$(grep -a -c '^ok - ' "$T/A.serial.log")" = 10 ] || { echo "expected 10 parts"; return 1; }
 }

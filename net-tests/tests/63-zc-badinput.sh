@@ -2,8 +2,10 @@
 # message, and no splat: ranges beyond the disk or file, unaligned copies,
 # zero and huge lengths, a non-pmem disk, unconnected, closed and non-TCP
 # sockets, read-only and too small targets, a directory, files on other
-# filesystems or with inline data, an unknown ioctl, a bad ABI version.
-# Afterwards both modules unload.
+# filesystems or with inline data; and the raw calls the CLI never makes:
+# unknown and retired ioctls, structs too short or too long for the size
+# versioning, reserved fields set, out fields not zeroed, read() with a short
+# buffer or nothing to read. Afterwards both modules unload.
 TEST_TIMEOUT=600
 
 test_run() {
@@ -27,6 +29,7 @@ expect() {
 expect 1 "not loaded" $ZC send /dev/vda --to 127.0.0.1:6000
 expect 1 "not loaded" $ZC stats
 load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
+[ "$(stat -c '%a %U' /dev/pmem_zc)" = "600 root" ] || fail "/dev/pmem_zc is $(stat -c '%a %U' /dev/pmem_zc), not 600 root"
 socat -u TCP-LISTEN:6000,fork,reuseaddr /dev/null & sink=$!
 wait_for 10 listening 6000 || fail "no sink"
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mkdir -p /mnt /mnt2 && mount -o dax /dev/pmem1 /mnt || fail "pmem1 fs"
@@ -67,9 +70,16 @@ while read -r c e; do
 	n=$((n + 1))
 	want=$(grep "^$c " <<'WANT' | cut -d' ' -f2
 unknown_ioctl ENOTTY
+retired_abi_v1_send ENOTTY
 null_argument EFAULT
-send_bad_version EPROTO
+send_struct_too_short EINVAL
+send_longer_struct_nonzero_tail E2BIG
+send_longer_struct_zero_tail_bad_flags EINVAL
+send_reserved0 EINVAL
+send_reserved1 EINVAL
+send_reserved_array EINVAL
 send_bad_flags EINVAL
+send_copy_only_flag EINVAL
 send_zero_length EINVAL
 send_huge_length ERANGE
 send_offset_wraps ERANGE
@@ -78,11 +88,16 @@ send_udp_socket EINVAL
 send_not_a_socket ENOTSOCK
 send_closed_fd EBADF
 send_src_write_only EBADF
-copy_bad_version EPROTO
+out_fields_zeroed OK
+copy_struct_too_short EINVAL
+copy_reserved_array EINVAL
+copy_send_only_flag EINVAL
 copy_to_regular_file EINVAL
 copy_onto_itself EINVAL
 copy_unaligned_offset EINVAL
 copy_unaligned_length EINVAL
+read_short_buffer EINVAL
+read_nothing_nonblocking EAGAIN
 WANT
 )
 	[ "$e" = "$want" ] && echo "ok $n - ioctl $c -> $e" || { echo "not ok $n - ioctl $c -> $e, want $want"; bad=1; }
@@ -99,7 +114,7 @@ echo $n > /work/count
 [ $bad = 0 ] || fail "some bad inputs were not refused as expected"
 JOB
 	vm_run A "$T" A.job 500 || return 1
-	# 22 through the CLI, 17 raw ioctls
-	tap_check "$T/badinput.tap" 39 || return 1
+	# 22 through the CLI, 29 raw calls
+	tap_check "$T/badinput.tap" 51 || return 1
 	echo "# $(cat "$T/count") bad inputs refused with the expected errno and message; modules unloaded"
 }

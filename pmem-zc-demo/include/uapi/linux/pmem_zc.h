@@ -3,18 +3,27 @@
  * pmem_zc: zero-copy I/O from persistent memory, user-space ABI.
  *
  * The source of an operation is a prd disk or partition, or a regular file
- * on a filesystem on one; its bytes leave as the pmem pages themselves (by
- * reference) when the disk has struct pages, and by copy otherwise or with
- * PMEM_ZC_F_COPY.
+ * on an ext2/3/4 filesystem on one (EOPNOTSUPP for other filesystems, and
+ * for encrypted files, inline data and journalled data); its bytes leave as
+ * the pmem pages themselves (by reference) when the disk has struct pages,
+ * and by copy otherwise or with PMEM_ZC_F_COPY. A file source must be the
+ * caller's (or CAP_SYS_RAWIO): EPERM. A disk source is read as read(2) of
+ * it would be while the bytes are in flight.
  *
  * Sends are asynchronous, as MSG_ZEROCOPY: PMEM_ZC_IOC_SEND returns once
  * its bytes are queued on the socket, with a cookie; when the network stack
  * has released every page of them (the data is acknowledged, or the
  * connection is gone), a struct pmem_zc_completion with that cookie can be
- * read() from the same /dev/pmem_zc file (poll() says POLLIN). Until then
- * the source file cannot be written (ETXTBSY): no byte of it changes
- * while the stack may still read it. Copies (PMEM_ZC_IOC_COPY) are
- * synchronous.
+ * read() from the same /dev/pmem_zc file (poll() says POLLIN; POLLOUT says
+ * the file is under its caps on bytes and sends in flight, which also
+ * count completions not read yet). Until then the source file cannot be
+ * written (ETXTBSY): no byte of it changes while the stack may still read
+ * it. The completions belong to the open file, not to a process: after a
+ * fork, whoever reads gets them. Closing the file drops the completions
+ * still to come; the sends themselves complete as usual. Copies
+ * (PMEM_ZC_IOC_COPY) are synchronous. While a send's pages are queued on a
+ * socket, the socket's own MSG_ZEROCOPY sends (SO_ZEROCOPY) may fail with
+ * ENOBUFS: an skb carries the completion of one owner only.
  *
  * Structs are versioned by size, which the ioctl number carries (_IOC_SIZE):
  * a caller built against an older, shorter struct is served as if the
@@ -37,8 +46,8 @@
 #define PMEM_ZC_F_FLUSH		_BITUL(2) /* flush the target at the end */
 /* flags of PMEM_ZC_IOC_SEND */
 #define PMEM_ZC_F_MORE		_BITUL(3) /* more data follows (MSG_MORE) */
-#define PMEM_ZC_F_DONTWAIT	_BITUL(4) /* queue what fits now (MSG_DONTWAIT);
-					   * implied by an O_NONBLOCK socket */
+/* queue what fits now (MSG_DONTWAIT); implied by an O_NONBLOCK socket */
+#define PMEM_ZC_F_DONTWAIT	_BITUL(4)
 
 /**
  * struct pmem_zc_send - queue bytes of a pmem source on a TCP socket
@@ -63,7 +72,9 @@
  * The ioctl returns 0 when @bytes_queued > 0: a completion with @cookie
  * follows, and the send is never restarted (a signal handler with
  * SA_RESTART does not make it send the same bytes again). It returns
- * -errno, queues nothing and posts no completion otherwise.
+ * -errno, queues nothing and posts no completion otherwise; the one
+ * exception is EFAULT when the struct cannot be written back after bytes
+ * were queued (a completion follows, with a cookie the caller never saw).
  */
 struct pmem_zc_send {
 	__u32 flags;
@@ -98,8 +109,10 @@ struct pmem_zc_send {
  * @__reserved: zero
  *
  * @offset, @length and @dst_offset are multiples of the target's logical
- * block size. Returns 0 when @bytes_done > 0 (see @error), -errno when
- * nothing was written.
+ * block size, and a file source's block size is at least that (EINVAL).
+ * Returns 0 when @bytes_done > 0 (see @error: a signal ends a copy early),
+ * -errno when nothing was written or a bio failed (the target range is
+ * then undefined, as after a failed write(2)).
  */
 struct pmem_zc_copy {
 	__u32 flags;
@@ -136,8 +149,9 @@ struct pmem_zc_copy {
  *
  * read() returns whole records only: a buffer shorter than one record is
  * EINVAL; it blocks until one is there, unless the file is O_NONBLOCK
- * (EAGAIN). Completions come in the order the stack releases the data,
- * which is the order of the sends on one socket.
+ * (EAGAIN). Completions come in no particular order, not even for the
+ * sends of one socket (a send by copy completes as soon as it is queued):
+ * match them by @cookie or @user_data.
  */
 struct pmem_zc_completion {
 	__u64 cookie;

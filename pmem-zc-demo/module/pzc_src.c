@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmem_zc sources: a prd disk or partition, or a regular file on a
+ * filesystem on one, and what keeps their bytes valid while pages of them
+ * are in flight.
+ *
+ * A source passes the checks read(2) would make (FMODE_READ,
+ * rw_verify_area(): LSM hooks and fanotify permission events) and is
+ * reported to fsnotify as accessed. Its bytes are read where they lie on
+ * pmem, by prd_direct_access(); so dirty page cache is written back first
+ * (sync_blockdev() of a disk, vfs_fsync() of a file).
+ *
+ * A file's blocks are found with bmap(), and bmap() gives block numbers that
+ * nothing keeps stable: a truncate, a hole punch or an extent move would
+ * hand them to another file while the network stack still reads them, and
+ * the filesystem's own DAX truncate protection cannot see pages found this
+ * way. So a file source is write-denied (deny_write_access(), as for a
+ * running executable) for the whole life of the operation: truncate,
+ * write, fallocate and extent moves fail with ETXTBSY until its completion.
+ * Since that lets the caller block writers of the file, only the file's
+ * owner (or CAP_SYS_RAWIO, what FIBMAP asks for) may use it as a source.
+ *
+ * Write denial keeps a file's blocks only where nothing else moves or frees
+ * them: a filesystem that shares extents (XFS, btrfs: FIDEDUPERANGE needs no
+ * writer) or moves blocks on its own (f2fs, nilfs2 garbage collection) could
+ * hand them to another file under a send. So file sources are taken from
+ * ext2/3/4 only (EOPNOTSUPP elsewhere), and there not from encrypted files
+ * (the blocks hold ciphertext), files with inline data (no block) or with
+ * journalled data (bmap() flushes the whole journal each time: FIBMAP keeps
+ * that to CAP_SYS_RAWIO). bmap() returns 0 both for a hole and for data the
+ * filesystem cannot name: SEEK_DATA tells them apart, and the latter is
+ * refused with EOPNOTSUPP instead of being sent as zeros.
+ *
+ * A disk or partition source is read as read(2) of it at the time would: a
+ * writer of the disk (or a filesystem on it) may change bytes while they
+ * are in flight, which the caller could also have read.
+ */
+#include <linux/blkdev.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fileattr.h>
+#include <linux/fs.h>
+#include <linux/fsnotify.h>
+#include <linux/magic.h>
+#include <linux/mount.h>
+#include "prd.h"
+#include "pzc.h"
+
+/* bytes of one extent at most: bmap() is called once per block of it */
+#define PZC_EXTENT_MAX		SZ_1M
+
+void pzc_src_put(struct pzc_src *src)
+{
+	if (src->deny)
+		allow_write_access(src->file);
+	if (src->file)
+		fput(src->file);
+	memset(src, 0, sizeof(*src));
+}
+
+/* dirty page cache of the disk, and of the whole disk of a partition */
+static int pzc_src_sync_bdev(struct block_device *bdev)
+{
+	int ret = sync_blockdev(bdev);
+
+	if (!ret && bdev_is_partition(bdev))
+		ret = sync_blockdev(bdev->bd_disk->part0);
+	return ret;
+}
+
+static int pzc_src_get_file(struct pzc_src *src)
+{
+	struct file *file = src->file;
+	struct inode *inode = file_inode(file);
+	struct fileattr fa = {};
+	int ret;
+
+	src->inode = inode;
+	src->bdev = inode->i_sb->s_bdev;
+	if (!src->bdev)
+		return -ENODEV;
+	src->mode = prd_page_mode(src->bdev);
+	if (src->mode < 0)
+		return src->mode;
+	if (inode->i_sb->s_magic != EXT4_SUPER_MAGIC || IS_ENCRYPTED(inode))
+		return -EOPNOTSUPP;
+	/* data in the inode has no block; journalled data flushes the journal */
+	if (!vfs_fileattr_get(file->f_path.dentry, &fa) &&
+	    (fa.flags & (FS_INLINE_DATA_FL | FS_JOURNAL_DATA_FL)))
+		return -EOPNOTSUPP;
+	if (!uid_eq(current_fsuid(),
+		    i_uid_into_mnt(file_mnt_user_ns(file), inode)) &&
+	    !capable(CAP_SYS_RAWIO))
+		return -EPERM;
+	ret = deny_write_access(file);
+	if (ret)
+		return ret;
+	src->deny = true;
+	/* delayed allocation gets its blocks, dirty pages reach pmem */
+	ret = vfs_fsync(file, 0);
+	if (ret)
+		return ret;
+	src->size = i_size_read(inode);
+	return 0;
+}
+
+/**
+ * pzc_src_get - take the source of an operation
+ * @src: filled in; pzc_src_put() it in every case
+ * @fd: the caller's file descriptor of the source
+ * @offset: first byte the operation reads
+ * @length: bytes it reads, > 0
+ *
+ * Return: 0; -EBADF (not open for reading), -ENODEV (not a prd disk or a
+ * file on one), -EPERM (a file not the caller's), -ETXTBSY (a file open for
+ * writing), -EOPNOTSUPP (inline data), -EISDIR, -EINVAL, -ERANGE (beyond
+ * the end), or what rw_verify_area() or a writeback said.
+ */
+int pzc_src_get(struct pzc_src *src, int fd, u64 offset, u64 length)
+{
+	struct inode *inode;
+	loff_t pos = offset;
+	int ret;
+
+	memset(src, 0, sizeof(*src));
+	src->file = fget(fd);
+	if (!src->file)
+		return -EBADF;
+	if (!(src->file->f_mode & FMODE_READ))
+		return -EBADF;
+	if (!length)
+		return -EINVAL;
+	/* what read(2) checks, before anything has an effect */
+	ret = rw_verify_area(READ, src->file, &pos, length);
+	if (ret)
+		return ret == -EINVAL ? -ERANGE : ret;
+	inode = file_inode(src->file);
+	if (S_ISBLK(inode->i_mode)) {
+		src->bdev = I_BDEV(src->file->f_mapping->host);
+		src->mode = prd_page_mode(src->bdev);
+		if (src->mode < 0)
+			return src->mode;
+		src->size = bdev_nr_bytes(src->bdev);
+	} else if (S_ISREG(inode->i_mode)) {
+		ret = pzc_src_get_file(src);
+		if (ret)
+			return ret;
+	} else {
+		return S_ISDIR(inode->i_mode) ? -EISDIR : -EINVAL;
+	}
+
+	if (length > src->size || offset > src->size - length)
+		return -ERANGE;
+	if (!src->inode) {
+		ret = pzc_src_sync_bdev(src->bdev);
+		if (ret)
+			return ret;
+	}
+	fsnotify_access(src->file);
+	return 0;
+}
+
+/* @ext covers the disk bytes [@addr, @addr + @len) of @src->bdev */
+static int pzc_src_direct(struct pzc_src *src, u64 addr, u64 len,
+			  struct pzc_extent *ext)
+{
+	u64 in_page = addr & ~PAGE_MASK;
+	unsigned long pfn;
+	void *kaddr;
+	long avail;
+
+	avail = prd_direct_access(src->bdev, (addr - in_page) >> SECTOR_SHIFT,
+				  &kaddr, &pfn, in_page + len);
+	if (avail < 0)
+		return avail;
+	if (avail <= in_page)
+		return -ERANGE;
+	ext->kaddr = kaddr + in_page;
+	ext->pfn = pfn;
+	ext->len = min_t(u64, len, avail - in_page);
+	return 0;
+}
+
+/* the block of byte @pos of the file, 0 for none */
+static int pzc_src_bmap(struct pzc_src *src, u64 pos, sector_t *block)
+{
+	*block = pos >> src->inode->i_blkbits;
+	return bmap(src->inode, block);
+}
+
+/**
+ * pzc_src_extent - the next extent of the source
+ * @src: the source
+ * @pos: its byte where the extent starts, below @src->size
+ * @len: bytes wanted, > 0
+ * @ext: set to at most @len (and PZC_EXTENT_MAX) bytes from @pos; @ext->pfn
+ *	is the page that holds @ext->kaddr
+ *
+ * Return: 0, -EOPNOTSUPP for file data without a block (bmap() 0 where
+ * SEEK_DATA finds data), or what bmap(), llseek or prd_direct_access()
+ * said (-EIO for bad blocks).
+ */
+int pzc_src_extent(struct pzc_src *src, u64 pos, u64 len,
+		   struct pzc_extent *ext)
+{
+	unsigned int bits, bs;
+	sector_t block, next;
+	struct file *priv;
+	u64 in_blk, run;
+	loff_t data;
+	int ret;
+
+	len = min_t(u64, len, PZC_EXTENT_MAX);
+	if (!src->inode)
+		return pzc_src_direct(src, pos, len, ext);
+
+	bits = src->inode->i_blkbits;
+	bs = 1U << bits;
+	in_blk = pos & (bs - 1);
+	ret = pzc_src_bmap(src, pos, &block);
+	if (ret)
+		return ret;
+	if (!block) {
+		/*
+		 * A hole reads as zeros; data without a block cannot be sent.
+		 * SEEK_DATA on an open of our own: the caller's offset stays.
+		 */
+		priv = dentry_open(&src->file->f_path, O_RDONLY | O_LARGEFILE,
+				   current_cred());
+		if (IS_ERR(priv))
+			return PTR_ERR(priv);
+		data = vfs_llseek(priv, pos, SEEK_DATA);
+		fput(priv);
+		if (data == -ENXIO)
+			data = src->size;
+		else if (data < 0)
+			return data;
+		if (data <= pos)
+			return -EOPNOTSUPP;
+		ext->kaddr = NULL;
+		ext->pfn = 0;
+		ext->len = min_t(u64, len, data - pos);
+		return 0;
+	}
+	/* the blocks that follow on disk, as one run */
+	for (run = bs - in_blk; run < len; run += bs) {
+		ret = pzc_src_bmap(src, pos + run, &next);
+		if (ret)
+			return ret;
+		if (next != block + ((in_blk + run) >> bits))
+			break;
+	}
+	return pzc_src_direct(src, ((u64)block << bits) + in_blk,
+			      min(run, len), ext);
+}
