@@ -15,7 +15,6 @@ P=/top/pmem-driver/prd.ko
 mkdir -p /mnt
 load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
 q=/sys/block/pmem0/queue
-[ "$(cat /sys/block/pmem0/prd/firmware)" = "ACPI NFIT" ] || fail "firmware: $(cat /sys/block/pmem0/prd/firmware)"
 
 # 1. RWF_NOWAIT (O_DIRECT preadv2/pwritev2): supported, as on brd
 fio --name=nw --filename=/dev/pmem0 --ioengine=pvsync2 --nowait=1 --direct=1 \
@@ -43,6 +42,7 @@ echo "ok - empty flush counted as a flush only; iostats=0 stops the accounting"
 # 3. DAX write-back on; a DAX-mmap write + msync is durable
 [ "$(cat /sys/block/pmem0/dax/write_cache)" = 1 ] || fail "dax/write_cache is $(cat /sys/block/pmem0/dax/write_cache)"
 echo "ok - dax/write_cache = 1"
+[ "$(cat /sys/block/pmem0/prd/firmware)" = "ACPI NFIT" ] || fail "firmware: $(cat /sys/block/pmem0/prd/firmware)"
 
 # 4. bad blocks: sector 4096 and 8 after it
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 || fail "mkfs pmem1"
