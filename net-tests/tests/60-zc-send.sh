@@ -1,4 +1,4 @@
-# pmem_zc send: a 64 MiB pmem range sent from A to a socat receiver on B
+# pmem_zc send: a 32 MiB pmem range sent from A to a socat receiver on B
 # arrives intact in each page mode and in copy mode. Over the tap link the
 # page modes send everything by reference (0 bytes copied, as the
 # completions report), prd's count of pages referenced by someone else
@@ -38,7 +38,7 @@ for m in none sparse devmap devmap-dev devmap-copy; do
 			rmmod prd || fail "clear the head"
 	fi
 	load_zc map=512M@4G $args || fail "$m: load"
-	head -c $((64 << 20)) /dev/urandom > /tmp/src
+	head -c $((32 << 20)) /dev/urandom > /tmp/src
 	dd if=/tmp/src of=/dev/pmem0 bs=1M seek=8 oflag=direct status=none || fail "$m: fill"
 	echo "$(stat -c %s /tmp/src) $(sha256sum < /tmp/src | cut -d' ' -f1)" > /work/sent.$m
 	rm /tmp/src
@@ -47,7 +47,7 @@ for m in none sparse devmap devmap-dev devmap-copy; do
 	( max=0; while [ ! -e /tmp/sent ]; do
 		n=$(cat /sys/block/pmem0/prd/pages_referenced); [ "$n" -gt "$max" ] && max=$n
 		echo $max > /tmp/held.max; sleep 0.1; done ) & sampler=$!
-	$ZC send /dev/pmem0 --offset 8M --length 64M --to $PEER_B:5001 $copy > /tmp/out || fail "$m: send: $(cat /tmp/out)"
+	$ZC send /dev/pmem0 --offset 8M --length 32M --to $PEER_B:5001 $copy > /tmp/out || fail "$m: send: $(cat /tmp/out)"
 	touch /tmp/sent; wait $sampler; rm /tmp/sent
 	cat /tmp/out
 	grep '^summary:' /tmp/out | sed "s/^summary:/$m/" >> /work/summaries
@@ -68,10 +68,10 @@ JOB
 		read -r _ max ops bytes ref < <(grep "^$m " "$T/held")
 		case $m in
 		none|devmap-copy)
-			[ "$by_ref" = 0 ] && [ "$copied" = $((64 << 20)) ] || { echo "$m: expected all by copy: $line"; bad=1; } ;;
+			[ "$by_ref" = 0 ] && [ "$copied" = $((32 << 20)) ] || { echo "$m: expected all by copy: $line"; bad=1; } ;;
 		*)
 			if [ "$PMEMZC_NET" = tap ]; then
-				[ "$copied" = 0 ] && [ "$by_ref" = $((64 << 20)) ] || { echo "$m: expected zero copy: $line"; bad=1; }
+				[ "$copied" = 0 ] && [ "$by_ref" = $((32 << 20)) ] || { echo "$m: expected zero copy: $line"; bad=1; }
 				[ "$max" -gt 0 ] || { echo "$m: no page referenced during the send"; bad=1; }
 			else
 				echo "ok - $m: sent by reference, pages held during the send # SKIP socket link: no scatter-gather, the stack copies"

@@ -1,5 +1,5 @@
-# No byte of another file ever leaves. A 48 MiB file on ext4 on prd is sent
-# to a receiver on B that stalls for 20 s, in devmap mode (ext4 -o dax) and
+# No byte of another file ever leaves. A 24 MiB file on ext4 on prd is sent
+# to a receiver on B that stalls for 12 s, in devmap mode (ext4 -o dax) and
 # in sparse mode (ext4, no DAX). While its pages are in flight the file
 # cannot be truncated, written, hole-punched or opened for writing (ETXTBSY);
 # it can be unlinked, and the filesystem filled with a new file, and still
@@ -16,8 +16,8 @@ test_run() {
 	cat > "$T/B.job" <<'JOB'
 . /top/vm/guest/lib.sh
 for m in devmap sparse; do
-	# accepts, then reads nothing for 20 s
-	socat -u TCP-LISTEN:5001,reuseaddr SYSTEM:'sleep 20; cat > /tmp/recv' & rx=$!
+	# accepts, then reads nothing for 12 s
+	socat -u TCP-LISTEN:5001,reuseaddr SYSTEM:'sleep 12; cat > /tmp/recv' & rx=$!
 	wait_for 10 listening 5001 || fail "receiver"
 	touch /work/B.ready.$m
 	wait $rx
@@ -39,7 +39,7 @@ for m in devmap sparse; do
 	opts=; [ $m = devmap ] && opts="-o dax"
 	load_zc map=256M@4G pages=$m || fail "$m: load"
 	mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount $opts /dev/pmem0 /mnt || fail "$m: ext4"
-	head -c $((48 << 20)) /dev/urandom > /mnt/f && sync
+	head -c $((24 << 20)) /dev/urandom > /mnt/f && sync
 	echo "$(stat -c %s /mnt/f) $(sha256sum < /mnt/f | cut -d' ' -f1)" > /work/sent.$m
 	wait_work B.ready.$m 120 || fail "$m: B not ready"
 	$ZC send /mnt/f --to $PEER_B:5001 > /tmp/send.out 2>&1 & snd=$!
@@ -121,7 +121,7 @@ JOB
 		elif [ "$(grep -c ' ETXTBSY$' "$T/tries.$m")" != 4 ] || ! grep -q '^unlink ran$' "$T/tries.$m"; then
 			echo "not ok - $m: while in flight: $(tr '\n' ';' < "$T/tries.$m")"; bad=1
 		else
-			echo "ok - $m: truncate, append, overwrite, punch ETXTBSY; unlink and a filled filesystem: B got the original 48 MiB"
+			echo "ok - $m: truncate, append, overwrite, punch ETXTBSY; unlink and a filled filesystem: B got the original 24 MiB"
 		fi
 	done
 	grep -a '^ok - ' "$T/A.serial.log"
