@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sendfile_send FILE HOST:PORT [--length N]: the sendfile(2) baseline for
+ * pmem_zc, measured as mzc_send measures MSG_ZEROCOPY. Connects over TCP
+ * to HOST:PORT (IPv4, numeric: the binary is static, no resolver) and
+ * sends FILE (a regular file or a block device such as /dev/pmem0), or
+ * its first N bytes with --length (K, M or G suffix: powers of 1024), with
+ * sendfile(2) until all is sent, then waits until the peer has
+ * acknowledged every byte (SIOCOUTQ reads 0), as mzc_send waits for its
+ * last completion.
+ *
+ * Prints one line on stdout, the same keys as mzc_send:
+ *   bytes N seconds S MBps X completions 0 copied_completions 0 cpu_seconds C
+ * seconds: wall time from the first sendfile to the last acknowledgement;
+ * MBps: bytes / seconds / 10^6; cpu_seconds: this process's user + system
+ * time (getrusage), which misses softirq work charged elsewhere.
+ * Any failure prints the call and errno and exits 1; usage errors exit 2.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* give up when the peer acknowledges nothing for this long at the end */
+#define DRAIN_TIMEOUT_MS 30000
+
+static const char *prog = "sendfile_send";
+
+static void fail(const char *call)
+{
+	fprintf(stderr, "%s: %s: %s (errno %d)\n", prog, call, strerror(errno),
+		errno);
+	exit(1);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: %s FILE HOST:PORT [--length N]\n", prog);
+	exit(2);
+}
+
+/* N[K|M|G] in bytes; 0 on a malformed or zero size */
+static uint64_t parse_size(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-' || v > (~0ULL >> 30))
+		return 0;
+	switch (*end) {
+	case 'K':
+	case 'k':
+		v <<= 10;
+		end++;
+		break;
+	case 'M':
+	case 'm':
+		v <<= 20;
+		end++;
+		break;
+	case 'G':
+	case 'g':
+		v <<= 30;
+		end++;
+		break;
+	}
+	return *end ? 0 : v;
+}
+
+/* numeric IPv4 HOST:PORT; 0 on success */
+static int parse_addr(const char *arg, struct sockaddr_in *sa)
+{
+	char host[64];
+	const char *colon = strrchr(arg, ':');
+	unsigned long port;
+	char *end;
+
+	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof(host))
+		return -1;
+	memcpy(host, arg, colon - arg);
+	host[colon - arg] = 0;
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || !port || port > 65535)
+		return -1;
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons(port);
+	return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		fail("clock_gettime");
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		fail("getrusage");
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	const struct timespec tick = { .tv_nsec = 100 * 1000 };
+	const char *file = NULL, *dest = NULL;
+	uint64_t length = 0;
+	double t0, t1, c0, c1, last;
+	struct sockaddr_in sa;
+	off_t size, off = 0;
+	int fd, sk, i, outq, prev = -1;
+	ssize_t n;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--length") && i + 1 < argc) {
+			length = parse_size(argv[++i]);
+			if (!length)
+				usage();
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			usage();
+		} else if (!file) {
+			file = argv[i];
+		} else if (!dest) {
+			dest = argv[i];
+		} else {
+			usage();
+		}
+	}
+	if (!file || !dest)
+		usage();
+	if (parse_addr(dest, &sa)) {
+		fprintf(stderr, "%s: %s: not a numeric IPv4 HOST:PORT\n", prog,
+			dest);
+		usage();
+	}
+	/* a peer that goes away: EPIPE from sendfile, not a silent death */
+	signal(SIGPIPE, SIG_IGN);
+
+	fd = open(file, O_RDONLY);
+	if (fd < 0)
+		fail("open");
+	/* lseek, not fstat: a block device's st_size is 0 */
+	size = lseek(fd, 0, SEEK_END);
+	if (size < 0)
+		fail("lseek(SEEK_END)");
+	if (!size) {
+		errno = EINVAL;
+		fail("lseek(SEEK_END): empty file");
+	}
+	if (length) {
+		if (length > (uint64_t)size) {
+			errno = EINVAL;
+			fail("--length beyond the end of FILE");
+		}
+		size = length;
+	}
+
+	sk = socket(AF_INET, SOCK_STREAM, 0);
+	if (sk < 0)
+		fail("socket");
+	if (connect(sk, (struct sockaddr *)&sa, sizeof(sa)))
+		fail("connect");
+
+	c0 = cpu_seconds();
+	t0 = now();
+	while (off < size) {
+		n = sendfile(sk, fd, &off, size - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fail("sendfile");
+		}
+		if (!n) {
+			errno = EIO;
+			fail("sendfile: returned 0 before the end of FILE");
+		}
+	}
+
+	/* unsent plus unacknowledged bytes, until the peer has all */
+	last = now();
+	for (;;) {
+		if (ioctl(sk, SIOCOUTQ, &outq))
+			fail("ioctl(SIOCOUTQ)");
+		if (!outq)
+			break;
+		if (outq != prev) {
+			prev = outq;
+			last = now();
+		} else if ((now() - last) * 1000 > DRAIN_TIMEOUT_MS) {
+			fprintf(stderr, "%s: %d bytes unacknowledged\n", prog,
+				outq);
+			errno = ETIMEDOUT;
+			fail("waiting for the peer's acknowledgements");
+		}
+		nanosleep(&tick, NULL);
+	}
+	t1 = now();
+	c1 = cpu_seconds();
+	if (close(sk))
+		fail("close");
+	close(fd);
+
+	printf("bytes %llu seconds %.6f MBps %.1f completions 0 copied_completions 0 cpu_seconds %.3f\n",
+	       (unsigned long long)off, t1 - t0, off / (t1 - t0) / 1e6,
+	       c1 - c0);
+	return 0;
+}
