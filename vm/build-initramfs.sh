@@ -3,7 +3,7 @@
 #
 #   vm/build-initramfs.sh test|bench
 #
-# Contents: static busybox (vm/get-busybox.sh), the Debian tools the tests
+# Contents: static busybox (vm/get-deb-file.sh), the Debian tools the tests
 # use (TOOLS below)
 # with their shared-library closure taken from the host, the flavour's
 # kernel modules (upstream NFIT/libnvdimm/nd_pmem, not loaded unless asked)
@@ -21,10 +21,12 @@ kdir=$(kernel_dir "$flavour")
 TOOLS=(dd kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl mke2fs mkfs.ext4
        e2fsck dumpe2fs filefrag chattr sfdisk mkfs.xfs xfs_io curl wget wrk)
 PKGS=(coreutils kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk xfsprogs curl wget wrk)
-# static busybox out of Debian's busybox-static .deb, never installed
-busybox=$("$PMEMZC_TOP/vm/get-busybox.sh")
+# out of Debian's .debs, never installed on the host: a static busybox, and
+# nginx (the yardstick of make bench's HTTP rows)
+busybox=$("$PMEMZC_TOP/vm/get-deb-file.sh" busybox-static /bin/busybox)
+nginx=$("$PMEMZC_TOP/vm/get-deb-file.sh" nginx /usr/sbin/nginx)
 
-key=$( { basename "$kdir"; dpkg-query -W "${PKGS[@]}"; echo "${TOOLS[*]} $busybox";
+key=$( { basename "$kdir"; dpkg-query -W "${PKGS[@]}"; echo "${TOOLS[*]} $busybox $nginx";
 	 cat "$0" "$PMEMZC_TOP/vm/guest/init"; } | content_key)
 # named after the kernel build, so that vm/cache.sh drop finds it
 out=$PMEMZC_CACHE/initramfs/$(basename "$kdir")-$key.cpio
@@ -66,6 +68,12 @@ done
 # kmod's module tools: busybox insmod retries a failed finit_module() with
 # init_module(), so a refused load would run the module's init twice
 for t in insmod rmmod lsmod modprobe modinfo depmod; do ln -sf ../bin/kmod "usr/sbin/$t"; done
+
+# nginx at its own path, its libraries from the host
+install -m 0755 "$nginx" usr/sbin/nginx
+ldd "$nginx" | awk '/=> \//{print $3} /^\t\/[^ ]*ld-linux/{print $1}' | while read -r lib; do
+	put "$lib"
+done
 
 cp "$busybox" usr/bin/busybox
 for a in $(usr/bin/busybox --list); do

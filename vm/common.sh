@@ -26,26 +26,33 @@ vm_refuse_foreign_root() {
 	die "run this as $(id -nu "$owner" 2>/dev/null || echo "uid $owner"), not through sudo: the checkout is theirs and nothing here needs root but apt-get, which vm/install-deps.sh runs with sudo itself"
 }
 
-# splat_lines DIR [ALLOW]: the lines of the guest logs in DIR (serial logs
-# and the dmesg each guest dumps after its job) that are kernel splats
-# (net-tests/splat-patterns), as "FILE: LINE"; lines also matching the
-# extended regex ALLOW are left out. Logs are read as bytes (grep -a, C
-# locale): a NUL or a bad UTF-8 byte must not hide a splat. A log that
-# cannot be read is reported as a line of its own.
+# test_files DIR PATTERN: files named PATTERN that a test's guests left in
+# DIR or a folder right under it (a test that boots several guests side by
+# side); deeper ones belong to a nested run of the runner
+test_files() {
+	find "$1" -mindepth 1 -maxdepth 2 -name "$2" 2>/dev/null | LC_ALL=C sort
+}
+
+# splat_lines DIR [ALLOW]: the lines of the guest logs of a test (serial
+# logs and the dmesg each guest dumps after its job, see test_files) that
+# are kernel splats (net-tests/splat-patterns), as "FILE: LINE"; lines also
+# matching the extended regex ALLOW are left out. Logs are read as bytes
+# (grep -a, C locale): a NUL or a bad UTF-8 byte must not hide a splat. A
+# log that cannot be read is reported as a line of its own.
 splat_lines() {
 	local dir=$1 allow=${2:-} pats f rc
 	pats=$(mktemp)
 	grep -v -e '^#' -e '^$' "$PMEMZC_TOP/net-tests/splat-patterns" > "$pats"
-	for f in "$dir"/*.serial.log "$dir"/*.dmesg.log; do
+	for f in $(test_files "$dir" '*.serial.log') $(test_files "$dir" '*.dmesg.log'); do
 		[ -e "$f" ] || continue
 		LC_ALL=C grep -a -E -f "$pats" -- "$f" > "$pats.hits" 2> "$pats.err"
 		rc=$?
 		if [ $rc -gt 1 ]; then
-			echo "${f##*/}: cannot be scanned: $(head -1 "$pats.err")"
+			echo "${f#"$dir"/}: cannot be scanned: $(head -1 "$pats.err")"
 			continue
 		fi
 		[ -z "$allow" ] || { LC_ALL=C grep -a -v -E -- "$allow" "$pats.hits" > "$pats.kept"; mv "$pats.kept" "$pats.hits"; }
-		LC_ALL=C tr -c '[:print:]\t\n' '?' < "$pats.hits" | sed "s|^|${f##*/}: |"
+		LC_ALL=C tr -c '[:print:]\t\n' '?' < "$pats.hits" | sed "s|^|${f#"$dir"/}: |"
 	done
 	rm -f "$pats" "$pats.hits" "$pats.err"
 }

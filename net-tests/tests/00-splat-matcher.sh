@@ -120,7 +120,19 @@ test_run() {
 	[ "$line" = "A.dmesg.log: [    7.8] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x1" ] ||
 		{ echo "dmesg log with ALLOW: got '$line'"; bad=1; }
 
-	# 6. an unreadable log is a failure, not silence
+	# 6. guests of a test that boots several side by side log into a
+	#    folder right under it: scanned; a nested runner's results, deeper,
+	#    are that runner's own
+	rm -f "$d"/*.log
+	mkdir -p "$d/4G" "$d/inner/10-x"
+	printf '[    7.8] BUG: KASAN: wild-memory-access in y\n' > "$d/4G/A.serial.log"
+	printf '[    7.8] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x1\n' > "$d/inner/10-x/A.serial.log"
+	line=$(splat_lines "$d")
+	[ "$line" = "4G/A.serial.log: [    7.8] BUG: KASAN: wild-memory-access in y" ] ||
+		{ echo "folders: got '$line'"; bad=1; }
+	rm -rf "$d/4G" "$d/inner"
+
+	# 7. an unreadable log is a failure, not silence
 	rm -f "$d"/*.log
 	mkdir "$d/A.serial.log"
 	line=$(splat_lines "$d")

@@ -21,7 +21,7 @@ test_run() {
 		return 1
 	fi
 	echo "# ${#pkgs[@]} host packages install beside busybox, removing nothing"
-	"$PMEMZC_TOP/vm/get-busybox.sh" > "$T/busybox.path" || return 1
+	"$PMEMZC_TOP/vm/get-deb-file.sh" busybox-static /bin/busybox > "$T/busybox.path" || return 1
 	local bb
 	bb=$(cat "$T/busybox.path")
 	readelf -h "$bb" > /dev/null && ! readelf -l "$bb" | grep -q 'program interpreter' ||

@@ -76,3 +76,25 @@ nbd_serve() {
 nbd_attach() {
 	nbd-client -N disk "$1" /dev/nbd0 -t 20 > /dev/null
 }
+
+# --- benchmarks -----------------------------------------------------------
+# cpu_busy: busy jiffies (USER_HZ, 100/s) of all CPUs: user, nice, system,
+# irq, softirq; what a sender costs the machine, kernel threads included
+cpu_busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+# raw ROW METRIC REP VALUE: one measured figure, for net-tests/bench/aggregate
+raw() { echo "$*" >> /work/raw.txt; }
+# measure ROW REP BYTES CMD...: run CMD (it moves BYTES), record MB/s (10^6
+# bytes per second of wall time), the machine's CPU seconds per GiB and,
+# when CMD reports its own (cpu_seconds=S or "cpu_seconds S"), the
+# process's; fails with CMD's output when CMD fails
+measure() {
+	m_row=$1 m_rep=$2 m_bytes=$3
+	shift 3
+	m_c0=$(cpu_busy); m_t0=$(now_us)
+	"$@" > /tmp/measure.out 2>&1 || { cat /tmp/measure.out; fail "$m_row: $*"; }
+	m_t1=$(now_us); m_c1=$(cpu_busy)
+	raw "$m_row" MBps "$m_rep" "$(awk -v b="$m_bytes" -v u=$((m_t1 - m_t0)) 'BEGIN { printf "%.2f", b / u }')"
+	raw "$m_row" cpu_s_per_GiB "$m_rep" "$(awk -v j=$((m_c1 - m_c0)) -v b="$m_bytes" 'BEGIN { printf "%.3f", j / 100 / (b / 1073741824) }')"
+	m_p=$(sed -n 's/.*cpu_seconds[= ]\([0-9.]*\).*/\1/p' /tmp/measure.out | tail -1)
+	[ -z "$m_p" ] || raw "$m_row" proc_cpu_s_per_GiB "$m_rep" "$(awk -v s="$m_p" -v b="$m_bytes" 'BEGIN { printf "%.3f", s / (b / 1073741824) }')"
+}

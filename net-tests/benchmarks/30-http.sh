@@ -1,0 +1,124 @@
+# Benchmark (not a test): serving files over HTTP/1.1 from guest A, wrk on
+# guest B as the load, side by side in each of BENCH_REPS repetitions:
+# pmem-zc serve on ext4 -o dax (pages=devmap, bodies by PMEM_ZC_IOC_SEND);
+# nginx (Debian's, sendfile on) on the same DAX files; nginx on the same
+# files on ext4 without DAX, page cache warm. Files: one of 1 MiB, one of
+# 64 MiB, 1000 of 64 KiB (wrk walks them); 1 and 16 connections, 4 s each.
+# Rows http-SERVER-FILES-cCONN: requests/s, MB/s (body and headers, as wrk
+# counts), guest A's CPU seconds per GiB (all CPUs) and the page cache it
+# holds (MiB above the level before the server started). In $T/raw.txt.
+TEST_TIMEOUT=3600
+BENCH_REPS=${BENCH_REPS:-5}
+
+test_run() {
+	cat > "$T/B.job" <<'JOB'
+. /top/vm/guest/lib.sh
+cat > /tmp/small.lua <<'LUA'
+n = 0
+request = function()
+	n = n + 1
+	return wrk.format(nil, "/s/" .. (n % 1000 + 1))
+end
+LUA
+# run the requests A writes as /work/req.N ("PATH CONNS", or "end")
+n=1
+while :; do
+	wait_work req.$n 900 || fail "no request $n from A"
+	read -r path conns < /work/req.$n
+	[ "$path" = end ] && break
+	script=; [ "$path" = /s ] && script="-s /tmp/small.lua"
+	wrk -t1 -c$conns -d4s $script http://$PEER_A:8080$path > /tmp/wrk 2>&1 || { cat /tmp/wrk; fail "wrk $path"; }
+	cp /tmp/wrk /work/wrk.$n
+	touch /work/done.$n
+	n=$((n + 1))
+done
+JOB
+	cat > "$T/A.job" <<JOB
+. /top/vm/guest/lib.sh
+REPS=$BENCH_REPS
+JOB
+	cat >> "$T/A.job" <<'JOB'
+load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
+mkdir -p /mnt/dax /mnt/pc /tmp/nginx
+mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 /mnt/dax || fail "ext4 dax"
+mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mount /dev/pmem1 /mnt/pc || fail "ext4"
+for r in /mnt/dax /mnt/pc; do
+	head -c $((1 << 20)) /dev/urandom > $r/f1M
+	head -c $((64 << 20)) /dev/urandom > $r/f64M
+	mkdir -p $r/s
+	for i in $(seq 1000); do head -c 65536 /dev/urandom > $r/s/$i; done
+done
+sync
+nginx_conf() { # ROOT
+	cat > /tmp/nginx/nginx.conf <<CONF
+user root;
+worker_processes 1;
+pid /tmp/nginx/pid;
+error_log /tmp/nginx/error.log;
+events { worker_connections 1024; }
+http {
+	types { }
+	default_type application/octet-stream;
+	sendfile on;
+	tcp_nopush on;
+	keepalive_requests 100000;
+	access_log off;
+	client_body_temp_path /tmp/nginx/body;
+	proxy_temp_path /tmp/nginx/proxy;
+	fastcgi_temp_path /tmp/nginx/fastcgi;
+	uwsgi_temp_path /tmp/nginx/uwsgi;
+	scgi_temp_path /tmp/nginx/scgi;
+	server { listen 8080; root $1; }
+}
+CONF
+}
+cached() { awk '/^Cached:/ {print $2}' /proc/meminfo; }
+# wrk_bytes N, wrk_secs N: what wrk says it read, in bytes, and in how long
+wrk_bytes() { sed -n 's/.* requests in [0-9.]*s, \([0-9.]*\)\([KMGT]*\)B read.*/\1 \2/p' /work/wrk.$1 |
+	awk '{ m = 1; if ($2 == "K") m = 1024; if ($2 == "M") m = 1048576;
+	       if ($2 == "G") m = 1073741824; if ($2 == "T") m = 1099511627776; printf "%.0f", $1 * m }'; }
+wrk_secs() { sed -n 's/.* requests in \([0-9.]*\)s, .*/\1/p' /work/wrk.$1; }
+n=1
+for rep in $(seq $REPS); do
+	for srv in pmemzc nginx-dax nginx-pc; do
+		sync; echo 3 > /proc/sys/vm/drop_caches
+		[ $srv = nginx-pc ] && cat /mnt/pc/f1M /mnt/pc/f64M /mnt/pc/s/* > /dev/null
+		c0=$(cached)
+		case $srv in
+		pmemzc) $ZC serve --root /mnt/dax --port 8080 --access-log /dev/null > /tmp/serve.out 2>&1 & s=$! ;;
+		nginx-dax) nginx_conf /mnt/dax; nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ || fail "nginx" ;;
+		nginx-pc) nginx_conf /mnt/pc; nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ || fail "nginx" ;;
+		esac
+		wait_for 10 listening 8080 || fail "$srv not listening"
+		for files in f1M f64M s; do
+			for conns in 1 16; do
+				path=/$files; [ $files = s ] && path=/s
+				b0=$(cpu_busy)
+				echo "$path $conns" > /work/req.$n
+				wait_work done.$n 120 || fail "wrk $n never ended"
+				b1=$(cpu_busy)
+				bytes=$(wrk_bytes $n)
+				[ "${bytes:-0}" -gt 0 ] || fail "wrk $n: $(cat /work/wrk.$n)"
+				row=http-$srv-$files-c$conns
+				raw $row rps $rep "$(awk '/^Requests\/sec:/ {print $2}' /work/wrk.$n)"
+				raw $row MBps $rep "$(awk -v b=$bytes -v s=$(wrk_secs $n) 'BEGIN { printf "%.2f", b / s / 1e6 }')"
+				raw $row cpu_s_per_GiB $rep "$(awk -v j=$((b1 - b0)) -v b=$bytes 'BEGIN { printf "%.3f", j / 100 / (b / 1073741824) }')"
+				raw $row pagecache_MiB $rep "$(awk -v a=$(cached) -v z=$c0 'BEGIN { printf "%.1f", (a - z) / 1024 }')"
+				n=$((n + 1))
+			done
+		done
+		case $srv in
+		pmemzc) kill -TERM $s; wait $s ;;
+		*) nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ -s stop
+		   for i in $(seq 50); do listening 8080 || break; sleep 0.2; done ;;
+		esac
+	done
+	echo "repetition $rep done"
+done
+echo end > /work/req.$n
+umount /mnt/dax /mnt/pc && rmmod pmem_zc && rmmod prd || fail "teardown"
+JOB
+	vm_run2 "$T" 3500 600 || return 1
+	[ -s "$T/raw.txt" ] || { echo "no figures"; return 1; }
+	echo "# $(grep -c . "$T/raw.txt") figures in $T/raw.txt"
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Print the path of one file of a Debian package, taken out of the package's
+# .deb without installing it, for the guests' initramfs: busybox-static
+# would remove the host's busybox, nginx would start a web server on the
+# host. The .deb is fetched with apt-get download and unpacked with dpkg-deb
+# -x into the cache, once per package version.
+#
+#   vm/get-deb-file.sh PACKAGE FILE      (FILE as in the package: /bin/busybox)
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+pkg=${1:?package} file=${2:?file}
+candidate() { apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}'; }
+ver=$(candidate)
+if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+	say "no $pkg in the apt lists: apt-get update"
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	${SUDO:-} apt-get update -qq >/dev/null || die "apt-get update failed"
+	ver=$(candidate)
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "apt knows no $pkg package"
+fi
+dir=$PMEMZC_CACHE/debs/$pkg/$(echo "$ver" | tr ':~' '__')
+if [ ! -e "$dir/$file" ]; then
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmemzc-deb.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	chmod 0755 "$tmp"	# apt's _apt user may write the download there
+	(cd "$tmp" && apt-get download -q "$pkg=$ver" >/dev/null 2>"$tmp/err") ||
+		die "apt-get download $pkg=$ver: $(grep -v '^W:' "$tmp/err" | head -1)"
+	dpkg-deb -x "$tmp"/"$pkg"_*.deb "$tmp/x"
+	[ -e "$tmp/x/$file" ] || die "$pkg $ver has no $file"
+	mkdir -p "$(dirname "$dir/$file")"
+	cp "$tmp/x/$file" "$dir/$file.tmp"
+	mv "$dir/$file.tmp" "$dir/$file"
+fi
+echo "$dir/$file"
