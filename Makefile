@@ -5,6 +5,8 @@
 #   make check      every test (host and two-guest); ends "N passed, N failed"
 #   make shell      guests A and B on the link, a shell in each (tmux)
 #   make bench      benchmarks on the kernel without debug options
+#   make soak       crashes, concurrency, faults, memory pressure, poison
+#                   (test kernel; SOAK_SCALE=1 runs under an hour)
 #   make fuzz       fuzz prd's map= parser (FUZZ_SECONDS=60, ASan+UBSan)
 #   make clean      remove build products and results from the work tree
 #   make distclean  clean, and drop this checkout's kernel builds, source
@@ -24,7 +26,7 @@ KDIR = $(PMEMZC_CACHE)/kernel-$(FLAVOUR)
 MODULE_DIRS := pmem-driver pmem-zc-demo/module net-tests/modules/warn_test \
 	       net-tests/modules/page_ref_test
 
-.PHONY: all deps kernel initramfs modules tools cli check demo shell bench fuzz clean distclean
+.PHONY: all deps kernel initramfs modules tools cli check demo shell bench soak fuzz clean distclean
 
 all: modules initramfs tools cli
 
@@ -64,6 +66,9 @@ shell: all
 bench:
 	@$(MAKE) --no-print-directory FLAVOUR=bench all
 	@PMEMZC_FLAVOUR=bench net-tests/bench/run
+
+soak: all
+	@net-tests/run --suite soak
 
 fuzz:
 	@$(MAKE) --no-print-directory -C pmem-driver/tests fuzz

@@ -30,7 +30,7 @@ JOB
 BIN=/top/net-tests/tools/bin
 B=$PEER_B:5001
 N=$((256 << 20))
-load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
+load_zc map=1G@4G,1G@0x140000000 pages=devmap || fail "load"
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt/dax /mnt/pc && mount -o dax /dev/pmem0 /mnt/dax || fail "ext4 dax"
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mount /dev/pmem1 /mnt/pc || fail "ext4"
 head -c $N /dev/urandom > /mnt/dax/f && cp /mnt/dax/f /mnt/pc/f && sync || fail "files"
@@ -55,7 +55,8 @@ done
 touch /work/A.done
 umount /mnt/dax /mnt/pc && rmmod pmem_zc && rmmod prd || fail "teardown"
 JOB
-	vm_run2 "$T" 2900 || return 1
+	# two filesystems that hold 256 MiB each
+	VM_NVDIMM_SIZE=2G vm_run2 "$T" 2900 || return 1
 	[ -s "$T/raw.txt" ] || { echo "no figures"; return 1; }
 	echo "# $(grep -c . "$T/raw.txt") figures in $T/raw.txt"
 }

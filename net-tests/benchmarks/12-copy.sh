@@ -22,7 +22,7 @@ JOB
 	cat >> "$T/A.job" <<'JOB'
 BIN=/top/net-tests/tools/bin
 N=$((256 << 20))
-load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
+load_zc map=1G@4G,1G@0x140000000 pages=devmap || fail "load"
 put /dev/pmem1 0 $N > /dev/null || fail "fill"
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt && mount -o dax /dev/pmem0 /mnt || fail "ext4 dax"
 head -c $N /dev/urandom > /mnt/f && sync || fail "file"
@@ -42,7 +42,8 @@ nbd-client -d /dev/nbd0 > /dev/null
 touch /work/A.done
 umount /mnt && rmmod pmem_zc && rmmod prd || fail "teardown"
 JOB
-	vm_run2 "$T" 2900 || return 1
+	# two filesystems that hold 256 MiB each
+	VM_NVDIMM_SIZE=2G vm_run2 "$T" 2900 || return 1
 	[ -s "$T/raw.txt" ] || { echo "no figures"; return 1; }
 	echo "# $(grep -c . "$T/raw.txt") figures in $T/raw.txt"
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dax_touch FILE [write]: map FILE shared and read its first byte, or with
- * "write" fill the whole mapping with random bytes and msync(MS_SYNC) it.
+ * dax_touch FILE [write | at OFFSET]: map FILE shared and read its first
+ * byte (or the byte at OFFSET), or with "write" fill the whole mapping with
+ * random bytes and msync(MS_SYNC) it.
  * A SIGBUS (a DAX fault on a bad block) prints "SIGBUS" and exits 3;
  * other failures print the call and errno and exit 1.
  */
@@ -9,6 +10,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -28,19 +30,21 @@ static void on_sigbus(int sig)
 int main(int argc, char **argv)
 {
 	int wr = argc == 3 && !strcmp(argv[2], "write");
+	size_t i, at = 0;
 	volatile char *p;
 	struct stat st;
-	size_t i;
 	ssize_t n;
 	int fd;
 
-	if (argc < 2 || argc > 3 || (argc == 3 && !wr)) {
-		fprintf(stderr, "usage: %s FILE [write]\n", argv[0]);
+	if (argc == 4 && !strcmp(argv[2], "at"))
+		at = strtoull(argv[3], NULL, 0);
+	else if (argc < 2 || argc > 3 || (argc == 3 && !wr)) {
+		fprintf(stderr, "usage: %s FILE [write | at OFFSET]\n", argv[0]);
 		return 2;
 	}
 	signal(SIGBUS, on_sigbus);
 	fd = open(argv[1], wr ? O_RDWR : O_RDONLY);
-	if (fd < 0 || fstat(fd, &st) || !st.st_size) {
+	if (fd < 0 || fstat(fd, &st) || !st.st_size || at >= (size_t)st.st_size) {
 		perror(argv[1]);
 		return 1;
 	}
@@ -51,7 +55,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!wr) {
-		printf("read %d\n", p[0]);
+		printf("read %d\n", p[at]);
 		return 0;
 	}
 	for (i = 0; i < (size_t)st.st_size; i += (size_t)n) {
