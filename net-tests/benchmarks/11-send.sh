@@ -17,7 +17,8 @@ test_run() {
 	cat > "$T/B.job" <<'JOB'
 . /top/vm/guest/lib.sh
 iperf3 -s -D || fail "iperf3 -s"
-socat -u TCP-LISTEN:5001,reuseaddr,fork /dev/null &
+# the sink reads 128 KiB at a time, as iperf3 -s does (socat: 8 KiB)
+socat -u -b 131072 TCP-LISTEN:5001,reuseaddr,fork /dev/null &
 wait_for 10 listening 5001 || fail "sink"
 touch /work/B.ready
 wait_work A.done 2900

@@ -5,14 +5,20 @@
 # and writes, 1 MiB sequential reads and writes, with psync and io_uring,
 # O_DIRECT, 2 s each. Rows fio-DRIVER-PATTERN-ENGINE: IOPS and MB/s. Also
 # the guest's memcpy bandwidth (memcpy_bw), the ceiling of any copy in it.
-# Raw figures in $T/raw.txt.
+# Raw figures in $T/raw.txt. BENCH_NVDIMM_SHM=1 puts the NVDIMM's backing
+# file on the host's tmpfs instead of the results folder's disk, and
+# BENCH_ROW_SUFFIX names those drivers (bench/run: -shm, as in
+# fio-prd-none-shm-randwrite4k-psync): a file on disk is
+# written back by the host's flusher, which write-protects each page it
+# cleans, so the guest's next store to it takes a host page fault; tmpfs
+# pages are never written back.
 TEST_TIMEOUT=3600
 BENCH_REPS=${BENCH_REPS:-5}
 
 test_run() {
 	cat > "$T/A.job" <<JOB
 . /top/vm/guest/lib.sh
-REPS=$BENCH_REPS
+REPS=$BENCH_REPS S=${BENCH_ROW_SUFFIX:-}
 JOB
 	cat >> "$T/A.job" <<'JOB'
 # run_fio DRIVER DEV REP: the 8 jobs on DEV
@@ -23,7 +29,7 @@ run_fio() {
 			    --bs=${w#*:} --size=256M --runtime=2 --time_based --output-format=terse \
 			    --terse-version=3 > /tmp/fio.out 2>&1 || { cat /tmp/fio.out; fail "fio $1 $w $e"; }
 			# terse v3: field 7 read bw KiB/s, 8 read iops, 48 write bw, 49 write iops
-			row=fio-$1-${w%%:*}${w#*:}-$e
+			row=fio-$1$S-${w%%:*}${w#*:}-$e
 			awk -F';' -v w=$w -v r=$row -v n=$3 '{
 				if (w ~ /read/) { bw = $7; io = $8 } else { bw = $48; io = $49 }
 				printf "%s iops %d %s\n%s MBps %d %.2f\n", r, n, io, r, n, bw * 1024 / 1e6 }' /tmp/fio.out >> /work/raw.txt
@@ -60,11 +66,20 @@ for rep in $(seq $REPS); do
 	run_fio brd /dev/ram0 $rep
 	rmmod brd
 	/top/net-tests/tools/bin/memcpy_bw --size 256M --reps 3 > /tmp/mc || fail "memcpy_bw"
-	raw limit-memcpy MBps $rep "$(awk '{print $2}' /tmp/mc)"
+	raw limit-memcpy$S MBps $rep "$(awk '{print $2}' /tmp/mc)"
 	echo "repetition $rep done"
 done
 JOB
-	vm_run A "$T" A.job 3500 || return 1
+	local rc=0
+	if [ "${BENCH_NVDIMM_SHM:-0}" = 1 ]; then
+		export VM_NVDIMM=/dev/shm/pmemzc-fio-$$.img
+		rm -f "$VM_NVDIMM"
+		# shellcheck disable=SC2064
+		trap "rm -f $VM_NVDIMM" EXIT
+	fi
+	vm_run A "$T" A.job 3500 || rc=1
+	[ -z "${VM_NVDIMM:-}" ] || rm -f "$VM_NVDIMM"
+	[ $rc = 0 ] || return 1
 	[ -s "$T/raw.txt" ] || { echo "no figures"; return 1; }
 	echo "# $(grep -c . "$T/raw.txt") figures in $T/raw.txt"
 }
