@@ -61,7 +61,6 @@ static char *prefix = "pmem";
 module_param(prefix, charp, 0444);
 MODULE_PARM_DESC(prefix, "Disk name prefix (pmem gives pmem0, pmem1...); change it to load beside upstream's nd_pmem");
 
-
 static struct prd_device *prd_devs[PRD_MAP_MAX];
 static unsigned int prd_nr;
 
@@ -252,19 +251,62 @@ static long prd_dax_direct_access(struct dax_device *dax_dev, pgoff_t pgoff,
 {
 	struct prd_device *prd = dax_get_private(dax_dev);
 	u64 offset = PFN_PHYS(pgoff) + prd->data_offset;
+	sector_t sector = PFN_PHYS(pgoff) >> SECTOR_SHIFT;
+	sector_t first_bad;
+	int num_bad;
 	long avail;
 
 	if (offset >= prd->size)
 		return -ERANGE;
 	avail = min_t(u64, nr_pages, PHYS_PFN(prd->size - offset));
-	/* a fault on a bad range gets SIGBUS, as on upstream pmem */
-	if (prd_is_bad(prd, PFN_PHYS(pgoff) >> SECTOR_SHIFT, PFN_PHYS(avail)))
-		return -EIO;
 	if (kaddr)
 		*kaddr = prd->virt_addr + offset;
 	if (pfn)
 		*pfn = phys_to_pfn_t(prd->phys_addr + offset, prd->pfn_flags);
+	if (prd->bb.count &&
+	    badblocks_check(&prd->bb, sector, PFN_PHYS(avail) >> SECTOR_SHIFT,
+			    &first_bad, &num_bad)) {
+		/* a fault or a read on a bad range gets SIGBUS or EIO */
+		if (mode != DAX_RECOVERY_WRITE)
+			return -EIO;
+		/*
+		 * A write may replace it (prd_dax_recovery_write()): the
+		 * pages before the first bad one, or that page alone, as
+		 * pmem.c hands them out.
+		 */
+		return max_t(long, 1, PHYS_PFN(PAGE_ALIGN((first_bad - sector) <<
+							  SECTOR_SHIFT)));
+	}
 	return PHYS_PFN(prd->size - offset);
+}
+
+/*
+ * dax_iomap_rw() calls this for a write where a DAX_ACCESS mapping failed
+ * with -EIO. prd's bad blocks are records only (there is no media error to
+ * clear in firmware), so a write of whole pages replaces the bad data and
+ * the records go; a write of part of a bad page is refused (0), as on
+ * pmem: the rest of the page would read as good while it is not.
+ */
+static size_t prd_dax_recovery_write(struct dax_device *dax_dev,
+				     pgoff_t pgoff, void *addr, size_t bytes,
+				     struct iov_iter *iter)
+{
+	struct prd_device *prd = dax_get_private(dax_dev);
+	sector_t sector = PFN_PHYS(pgoff) >> SECTOR_SHIFT;
+	size_t off = offset_in_page(addr), done;
+
+	if (!prd_is_bad(prd, sector, PFN_PHYS(PFN_UP(off + bytes))))
+		return _copy_from_iter_flushcache(addr, bytes, iter);
+	if (off || !PAGE_ALIGNED(bytes)) {
+		dev_dbg(disk_to_dev(prd->disk),
+			"recovery write of %#zx bytes at page offset %#zx: not whole pages\n",
+			bytes, off);
+		return 0;
+	}
+	done = _copy_from_iter_flushcache(addr, bytes, iter);
+	/* only the sectors written in full are good now */
+	prd_clear_bad(prd, sector, round_down(done, SECTOR_SIZE));
+	return done;
 }
 
 static int prd_dax_zero_page_range(struct dax_device *dax_dev, pgoff_t pgoff,
@@ -283,6 +325,7 @@ static int prd_dax_zero_page_range(struct dax_device *dax_dev, pgoff_t pgoff,
 static const struct dax_operations prd_dax_ops = {
 	.direct_access =	prd_dax_direct_access,
 	.zero_page_range =	prd_dax_zero_page_range,
+	.recovery_write =	prd_dax_recovery_write,
 };
 
 /**

@@ -3,8 +3,9 @@
 # counted as a write; the DAX device has write-back on (dax/write_cache),
 # and a DAX-mmap store + msync survives a QEMU SIGKILL; bad blocks
 # (/sys/block/pmemN/badblocks) fail reads, direct access (pmem-zc) and DAX
-# faults with EIO/SIGBUS until a write clears them; a load whose second
-# region is refused announces no disk at all (no uevent); an e820 legacy
+# faults with EIO/SIGBUS until a write clears them (a block write, or a
+# whole-page write through ext4 -o dax: dax_recovery_write); a load whose
+# second region is refused announces no disk at all (no uevent); an e820 legacy
 # pmem range (memmap=nn!ss) loads, and says so in prd/firmware.
 TEST_TIMEOUT=900
 
@@ -71,8 +72,22 @@ blk=$(filefrag -v /mnt/f | awk '/^ *0:/ {sub(/\.\./, "", $4); print $4}')
 echo "$((blk * 8)) 8" > /sys/block/pmem1/badblocks
 /top/net-tests/tools/bin/dax_touch /mnt/f > /tmp/touch 2>&1; rc=$?
 [ $rc = 3 ] && [ "$(cat /tmp/touch)" = SIGBUS ] || fail "DAX fault on a bad block: exit $rc, $(cat /tmp/touch)"
-umount /mnt
 echo "ok - a DAX fault on a bad block gets SIGBUS"
+# through the file system: a read fails, a part-page write is refused, a
+# whole-page write replaces the bad page (dax_recovery_write) and clears it
+/usr/bin/dd if=/mnt/f of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
+	fail "a DAX read of a bad block succeeded"
+/usr/bin/dd if=/dev/zero of=/mnt/f bs=512 count=1 conv=notrunc oflag=direct status=none 2>/dev/null &&
+	fail "a part-page DAX write over a bad page succeeded"
+[ -n "$(cat /sys/block/pmem1/badblocks)" ] || fail "a part-page write cleared the bad block"
+head -c 4096 /dev/urandom > /tmp/page
+/usr/bin/dd if=/tmp/page of=/mnt/f bs=4k count=1 conv=notrunc,fsync oflag=direct status=none ||
+	fail "a whole-page DAX write over a bad block failed"
+[ -z "$(cat /sys/block/pmem1/badblocks)" ] || fail "the DAX write left bad blocks: $(cat /sys/block/pmem1/badblocks)"
+[ "$(head -c 4096 /mnt/f | sha256sum)" = "$(sha256sum < /tmp/page)" ] || fail "the page written over a bad block reads back wrong"
+/top/net-tests/tools/bin/dax_touch /mnt/f > /tmp/touch 2>&1 || fail "DAX fault after the write: $(cat /tmp/touch)"
+umount /mnt
+echo "ok - a DAX write of a whole bad page replaces it and clears the bad block; a part-page write is refused"
 rmmod pmem_zc && rmmod prd || fail "unload"
 
 # 5. claim-then-commit: a bad second region announces nothing
