@@ -271,11 +271,15 @@ static long prd_dax_direct_access(struct dax_device *dax_dev, pgoff_t pgoff,
 			return -EIO;
 		/*
 		 * A write may replace it (prd_dax_recovery_write()): the
-		 * pages before the first bad one, or that page alone, as
-		 * pmem.c hands them out.
+		 * whole pages before the first bad one, or the page that
+		 * holds it alone. (pmem.c rounds up, and underflows when the
+		 * bad range starts before @pgoff, which refuses writes that
+		 * could go through page by page.)
 		 */
-		return max_t(long, 1, PHYS_PFN(PAGE_ALIGN((first_bad - sector) <<
-							  SECTOR_SHIFT)));
+		if (first_bad <= sector)
+			return 1;
+		return max_t(long, 1, PHYS_PFN((u64)(first_bad - sector) <<
+					       SECTOR_SHIFT));
 	}
 	return PHYS_PFN(prd->size - offset);
 }

@@ -10,8 +10,8 @@
 # its last recorded version or one announced after it (a name never
 # recorded may also be absent); then unmounts, runs
 # e2fsck -fn, and starts the next round.
-# Figure: kills, fsynced files checked, lost (goal 0), e2fsck failures
-# (goal 0).
+# Figure: kills, fsynced files (and checks of them: each boot checks all
+# so far), lost (goal 0), e2fsck failures (goal 0).
 TEST_TIMEOUT=3000
 SOAK_SCALE=${SOAK_SCALE:-1}
 
@@ -86,12 +86,15 @@ test_run() {
 		crash_job $m 0 last | sed '/^touch \/work\/working$/,$d' > "$T/$m.last.job"
 		vm_run A "$T" $m.last.job 300 || { echo "$m: the final check failed"; return 1; }
 	done
+	local files=0
 	for m in devmap sparse; do
-		# the first check of each mode is of a fresh filesystem
+		# the first check of each mode is of a fresh filesystem; each
+		# later one checks every file recorded so far again
 		while read -r _ c _ l _ f; do
 			checked=$((checked + c)); lost=$((lost + l)); fsck=$((fsck + f))
 		done < <(grep '^checked' "$T/check.$m")
+		files=$((files + $(grep '^checked' "$T/check.$m" | tail -1 | cut -d' ' -f2)))
 	done
-	echo "# soak-figure crash: kills=$kills fsynced_files_checked=$checked lost=$lost e2fsck_failures=$fsck"
+	echo "# soak-figure crash: kills=$kills fsynced_files=$files file_checks=$checked lost=$lost e2fsck_failures=$fsck"
 	[ $lost = 0 ] && [ $fsck = 0 ] && [ $checked -gt 0 ]
 }

@@ -86,8 +86,20 @@ head -c 4096 /dev/urandom > /tmp/page
 [ -z "$(cat /sys/block/pmem1/badblocks)" ] || fail "the DAX write left bad blocks: $(cat /sys/block/pmem1/badblocks)"
 [ "$(head -c 4096 /mnt/f | sha256sum)" = "$(sha256sum < /tmp/page)" ] || fail "the page written over a bad block reads back wrong"
 /top/net-tests/tools/bin/dax_touch /mnt/f > /tmp/touch 2>&1 || fail "DAX fault after the write: $(cat /tmp/touch)"
+# pages 0 and 1 bad; a write of page 1 and half of page 2 (the bad range
+# starts before it) goes through page by page and leaves page 0 bad
+echo "$((blk * 8)) 16" > /sys/block/pmem1/badblocks
+head -c 6144 /dev/urandom > /tmp/p15
+/usr/bin/dd if=/tmp/p15 of=/mnt/f bs=6144 count=1 seek=4096 oflag=seek_bytes,direct conv=notrunc,fsync status=none ||
+	fail "a DAX write from inside a bad range failed"
+[ "$(cat /sys/block/pmem1/badblocks)" = "$((blk * 8)) 8" ] ||
+	fail "after writing page 1: badblocks '$(cat /sys/block/pmem1/badblocks)', expected page 0 only"
+[ "$(tail -c +4097 /mnt/f | head -c 6144 | sha256sum)" = "$(sha256sum < /tmp/p15)" ] ||
+	fail "the write from inside a bad range reads back wrong"
+/usr/bin/dd if=/tmp/page of=/mnt/f bs=4k count=1 conv=notrunc,fsync oflag=direct status=none &&
+	[ -z "$(cat /sys/block/pmem1/badblocks)" ] || fail "page 0 not cleared"
 umount /mnt
-echo "ok - a DAX write of a whole bad page replaces it and clears the bad block; a part-page write is refused"
+echo "ok - a DAX write of a whole bad page replaces it and clears the bad block, also from inside a bad range; a part-page write is refused"
 rmmod pmem_zc && rmmod prd || fail "unload"
 
 # 5. claim-then-commit: a bad second region announces nothing

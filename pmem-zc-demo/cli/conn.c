@@ -37,6 +37,8 @@ static uint64_t user_data(struct server *s, struct conn *c)
 
 static void conn_free(struct server *s, struct conn *c)
 {
+	if (c->reject)
+		s->rejecting--;
 	free(c->in);
 	c->in = NULL;
 	c->state = C_FREE;
@@ -82,6 +84,7 @@ void conn_start(struct server *s, struct conn *c, int fd,
 	c->id = ++s->next_id;
 	c->peer = *peer;
 	c->reject = reject;
+	s->rejecting += reject;
 	c->counted = !reject;
 	c->file.fd = -1;
 	net_addr_str(peer, false, c->host, sizeof(c->host));
@@ -437,7 +440,12 @@ static void conn_read(struct server *s, struct conn *c)
 		return;
 	}
 	c->in_len += n;
-	if (!was)	/* a request starts: it has header_ms to arrive */
+	/*
+	 * A later request on a kept-alive connection starts: from its first
+	 * byte it has header_ms to arrive (the first request's header_ms
+	 * runs from the accept, and a byte does not restart it)
+	 */
+	if (!was && c->seq && !c->reject)
 		c->deadline = serve_now() + s->cfg->header_ms / 1e3;
 	conn_parse(s, c);
 }

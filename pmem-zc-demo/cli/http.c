@@ -384,7 +384,8 @@ int http_decode_path(const char *in, size_t n, char *out, size_t size)
 			c = hi << 4 | lo;
 			i += 2;
 		}
-		if (!c || c == '\\')
+		/* NUL, control bytes and DEL, raw or decoded; a backslash */
+		if ((unsigned char)c < 0x20 || c == 0x7f || c == '\\')
 			return 400;
 		out[o] = c;
 	}

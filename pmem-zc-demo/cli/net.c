@@ -78,5 +78,12 @@ bool net_same_host(const struct sockaddr_storage *a,
 		return false;
 	if (a->ss_family == AF_INET)
 		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
-	return !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+	/*
+	 * IPv6: one host is one /64 (a host is given a /64 and picks its
+	 * addresses in it freely), an IPv4-mapped address the whole address
+	 */
+	if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr))
+		return !memcmp(&a6->sin6_addr, &b6->sin6_addr,
+			       sizeof(a6->sin6_addr));
+	return !memcmp(&a6->sin6_addr, &b6->sin6_addr, 8);
 }

@@ -26,7 +26,10 @@ int net_listen(struct sockaddr_storage *ss, socklen_t len, int backlog);
 const char *net_addr_str(const struct sockaddr_storage *ss, bool port,
 			 char *buf, size_t size);
 
-/* Whether two socket addresses have the same IP address (port ignored). */
+/*
+ * Whether two socket addresses are of one host (port ignored): the same
+ * IPv4 address, or the same IPv6 /64.
+ */
 bool net_same_host(const struct sockaddr_storage *a,
 		   const struct sockaddr_storage *b);
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
@@ -31,6 +32,14 @@
 #include "units.h"
 
 #define SLOT_SLACK	64	/* slots beyond 2 x --max-conns: 503s, zombies */
+/*
+ * A connection over a limit gets a slot only to hear its 503: at most
+ * REJECT_SLOTS of them at once, each closed REJECT_S after it came if its
+ * request has not; beyond that it is closed at accept. So one address
+ * cannot fill the slots that the connections under the limits need.
+ */
+#define REJECT_SLOTS	64
+#define REJECT_S	2
 #define SLOTS_MAX	65535	/* the slot is 16 bits of user_data */
 #define TICK_S		0.1	/* timers are checked this often */
 #define ACCEPT_PAUSE_S	0.1	/* after EMFILE and the like */
@@ -115,6 +124,7 @@ static void serve_accept(struct server *s)
 	const struct serve_cfg *cfg = s->cfg;
 	struct conn *c;
 	socklen_t len;
+	bool over;
 	int i, fd;
 
 	for (i = 0; i < ACCEPT_BATCH && s->accepting; i++) {
@@ -129,14 +139,17 @@ static void serve_accept(struct server *s)
 			}
 			return;
 		}
-		c = free_slot(s);
+		over = s->active >= cfg->max_conns ||
+		       from_host(s, &peer) >= cfg->max_per_client;
+		c = over && s->rejecting >= REJECT_SLOTS ? NULL : free_slot(s);
 		if (!c) {
 			close(fd);
 			s->refused++;
 			continue;
 		}
-		conn_start(s, c, fd, &peer, s->active >= cfg->max_conns ||
-			   from_host(s, &peer) >= cfg->max_per_client);
+		conn_start(s, c, fd, &peer, over);
+		if (over && c->state != C_FREE)
+			c->deadline = serve_now() + REJECT_S;
 	}
 }
 
@@ -276,6 +289,24 @@ static int watch_fd(int ep, int fd, uint64_t tag)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
+/*
+ * The soft limit on open files (1024 by default) is below what --max-conns
+ * 1024 needs; raise it towards the hard limit, as nginx's
+ * worker_rlimit_nofile would. Short of it, accept pauses on EMFILE.
+ */
+static void raise_nofile(rlim_t want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ?
+		      want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		pr_err("open files limited to %llu: %s",
+			(unsigned long long)rl.rlim_cur, strerror(errno));
+}
+
 static int worker_setup(struct server *s, sigset_t *sigs)
 {
 	char why[256];
@@ -284,6 +315,7 @@ static int worker_setup(struct server *s, sigset_t *sigs)
 	if (s->nslots > SLOTS_MAX)
 		s->nslots = SLOTS_MAX;
 	s->conns = calloc(s->nslots, sizeof(*s->conns));
+	raise_nofile(2 * s->nslots + 64);	/* a socket and a file each */
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	s->sfd = signalfd(-1, sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (!s->conns || s->ep < 0 || s->sfd < 0 ||
@@ -312,6 +344,12 @@ static void worker_cleanup(struct server *s)
 
 		if (c->state == C_FREE)
 			continue;
+		if (c->fd >= 0 && c->inflight) {
+			/* a reset lets TCP drop the pages now, not at its timeout */
+			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+			setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		}
 		if (c->fd >= 0)
 			close(c->fd);
 		if (c->file.fd >= 0)

@@ -75,6 +75,7 @@ struct server {
 	struct conn *conns;
 	struct access_log *log;
 	unsigned int nslots, active, used, pending;
+	unsigned int rejecting;		/* slots answering 503 */
 	uint32_t next_id;
 	uint64_t inflight;		/* sends of all connections */
 	bool stopping, stop_asked, accepting;

@@ -54,6 +54,8 @@ static const struct {
 	{ "GET /../x" H11 "\r\n", 400 },
 	{ "GET /a/%2e%2E/x" H11 "\r\n", 400 },
 	{ "GET /x%00" H11 "\r\n", 400 },
+	{ "GET /x%0a" H11 "\r\n", 400 },
+	{ "GET /x%7F" H11 "\r\n", 400 },
 	{ "GET /x%zz" H11 "\r\n", 400 },
 	{ "GET /x%5c" H11 "\r\n", 400 },
 	{ "GET /x#f" H11 "\r\n", 400 },

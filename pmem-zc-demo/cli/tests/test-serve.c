@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -838,6 +839,70 @@ static void limits(void)
 	is_int(srv_stop(&s), 0, "limits server exits 0");
 }
 
+/*
+ * One address opening far more connections than its limit cannot take the
+ * slots others need: the over-limit ones get at most a few 503 slots and
+ * are closed at accept beyond them.
+ */
+static void limits_flood(void)
+{
+	enum { FLOOD = 150 };
+	int fd[FLOOD], i, opened = 0;
+	struct srv s;
+
+	if (!srv_start(&s, "flood", fake_bin, NULL, "--bind", "127.0.0.1",
+		       "--max-conns", "4", "--max-conns-per-client", "1",
+		       NULL))
+		return;
+	for (i = 0; i < FLOOD; i++) {
+		fd[i] = tcp_from("127.0.0.1", s.port);
+		opened += fd[i] >= 0;
+	}
+	sleep_ms(300);
+	ok(opened > 2 * 4 + 64, "%d idle connections from 127.0.0.1", opened);
+	is_int(status_from(tcp_from("127.0.0.2", s.port)), 200,
+	       "another address is served while one floods (2 x 4 + 64 slots)");
+	for (i = 0; i < FLOOD; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	is_int(srv_stop(&s), 0, "flood server exits 0");
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* A request head's first byte does not restart --header-timeout. */
+static void slow_first_head(void)
+{
+	static const char part[] = "GET /f1 HTTP/1.1\r\n";
+	char resp[1024];
+	struct srv s;
+	double t0, took;
+	size_t n;
+	int fd;
+
+	if (!srv_start(&s, "slowhead", fake_bin, NULL, "--bind", "127.0.0.1",
+		       "--header-timeout", "2s", NULL))
+		return;
+	fd = tcp_from("127.0.0.1", s.port);
+	t0 = mono_s();
+	sleep_ms(1200);
+	send(fd, part, sizeof(part) - 1, MSG_NOSIGNAL);
+	n = read_all(fd, resp, sizeof(resp) - 1);
+	took = mono_s() - t0;
+	resp[n] = '\0';
+	close(fd);
+	ok(status_of(resp) == 408 && took > 1.8 && took < 2.7,
+	   "a first byte after 1.2 s does not restart the 2 s head timeout: 408 after %.1f s",
+	   took);
+	is_int(srv_stop(&s), 0, "slow-head server exits 0");
+}
+
 static void workers_and_count(void)
 {
 	struct srv s;
@@ -894,5 +959,7 @@ void test_serve(void)
 	real_copy();
 	late_completions();
 	limits();
+	limits_flood();
+	slow_first_head();
 	workers_and_count();
 }
