@@ -25,57 +25,12 @@
 #define MAX_REPS 1000
 
 static const char *prog = "memcpy_bw";
-
-static void fail(const char *call)
-{
-	fprintf(stderr, "%s: %s: %s (errno %d)\n", prog, call, strerror(errno),
-		errno);
-	exit(1);
-}
+#include "bench_tool.h"
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: %s [--size N] [--reps N]\n", prog);
 	exit(2);
-}
-
-/* N[K|M|G]; 0 on a malformed or zero number */
-static uint64_t parse_size(const char *s)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-' || v > (~0ULL >> 30))
-		return 0;
-	switch (*end) {
-	case 'K':
-	case 'k':
-		v <<= 10;
-		end++;
-		break;
-	case 'M':
-	case 'm':
-		v <<= 20;
-		end++;
-		break;
-	case 'G':
-	case 'g':
-		v <<= 30;
-		end++;
-		break;
-	}
-	return *end ? 0 : v;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		fail("clock_gettime");
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static int cmp_double(const void *a, const void *b)
