@@ -55,12 +55,16 @@ put() {
 	[ -e "$dst" ] || { mkdir -p "$(dirname "$dst")"; ln -sf "$(readlink -f "$f")" "$dst"; }
 }
 
+# shared_libs FILE: the libraries and loader FILE needs, one a line; none
+# for a static FILE (ldd then says 1, which pipefail would make fatal)
+shared_libs() {
+	{ ldd "$1" 2>/dev/null || :; } | awk '/=> \//{print $3} /^\t\/[^ ]*ld-linux/{print $1}'
+}
+
 for t in "${TOOLS[@]}"; do
 	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$t") || die "tool $t not found (vm/install-deps.sh)"
 	put "$p"
-	ldd "$p" | awk '/=> \//{print $3} /^\t\/[^ ]*ld-linux/{print $1}' | while read -r lib; do
-		put "$lib"
-	done
+	shared_libs "$p" | while read -r lib; do put "$lib"; done
 done
 # merged /usr: a library may have been recorded as /lib/x86_64-linux-gnu/...
 # which is the same directory as usr/lib/... here; nothing more to do.
@@ -71,9 +75,7 @@ for t in insmod rmmod lsmod modprobe modinfo depmod; do ln -sf ../bin/kmod "usr/
 
 # nginx at its own path, its libraries from the host
 install -m 0755 "$nginx" usr/sbin/nginx
-ldd "$nginx" | awk '/=> \//{print $3} /^\t\/[^ ]*ld-linux/{print $1}' | while read -r lib; do
-	put "$lib"
-done
+shared_libs "$nginx" | while read -r lib; do put "$lib"; done
 
 cp "$busybox" usr/bin/busybox
 for a in $(usr/bin/busybox --list); do

@@ -104,8 +104,13 @@ touch /work/A.done
 sleep 5
 kill -TERM $srv; wait $srv
 S=/sys/class/misc/pmem_zc/stats
-wait_for 60 test "$(cat $S/ops_inflight)" = 0 || echo "in flight after: $(cat $S/ops_inflight)" >> /work/held
-held=0; for d in pmem0 pmem1 pmem2; do held=$((held + $(cat /sys/block/$d/prd/pages_referenced))); done
+wait_value 60 $S/ops_inflight 0 || echo "in flight after: $(cat $S/ops_inflight)" >> /work/held
+# a completion is not the stack's last page reference: wait for each disk
+held=0
+for d in pmem0 pmem1 pmem2; do
+	wait_value 30 /sys/block/$d/prd/pages_referenced 0 >> /work/held
+	held=$((held + $(cat /sys/block/$d/prd/pages_referenced)))
+done
 echo "$held" > /work/held.count
 echo "$(cat $S/bytes_ref) $(cat $S/bytes_copied)" > /work/bytes
 umount /mnt && rmmod pmem_zc && rmmod prd || echo "unload failed" >> /work/held

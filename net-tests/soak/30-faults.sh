@@ -59,7 +59,7 @@ nbd_attach $PEER_B || fail "nbd-client"
 n=1 hangs=0 leaks=0 runs=0 wrong=0
 ask() { echo "$1" > /work/ask.$n; wait_work ready.$n 60 || fail "B not ready for $1"; }
 settled() { # nothing in flight or referenced within 60 s
-	wait_for 60 test "$(cat $S/ops_inflight)" = 0 && wait_for 60 test "$(cat /sys/block/pmem0/prd/pages_referenced)" = 0
+	wait_value 60 $S/ops_inflight 0 && wait_value 60 /sys/block/pmem0/prd/pages_referenced 0
 }
 # bounded CMD...: run CMD, killed after 120 s (a kill counts as a hang);
 # its exit status

@@ -51,8 +51,8 @@ for m in sparse devmap; do
 		o1=$(dmesg | grep -c 'Killed process [0-9]* (memhog)')
 		ooms=$((ooms + o1 - o0))
 	done
-	wait_for 60 test "$(cat /sys/class/misc/pmem_zc/stats/ops_inflight)" = 0 || fail "$m: sends in flight"
-	wait_for 60 test "$(cat /sys/block/pmem0/prd/pages_referenced)" = 0 || fail "$m: pages referenced"
+	wait_value 60 /sys/class/misc/pmem_zc/stats/ops_inflight 0 || fail "$m: sends in flight"
+	wait_value 60 /sys/block/pmem0/prd/pages_referenced 0 || fail "$m: pages referenced"
 	dmesg -c > /dev/null
 	rmmod pmem_zc && rmmod prd || fail "$m: unload"
 	dmesg | grep -q 'below their base reference\|leaked' && fail "$m: $(dmesg | grep 'below\|leaked')"

@@ -40,7 +40,7 @@ echo "local copies intact"
 
 wait_work B.ready 120 || fail "B not ready"
 nbd_attach $PEER_B || fail "nbd-client"
-wait_for 10 test "$(blockdev --getsize64 /dev/nbd0)" -gt 0 || fail "nbd0 has no size"
+wait_for 10 sh -c 'test "$(blockdev --getsize64 /dev/nbd0)" -gt 0' || fail "nbd0 has no size"
 copy /dev/pmem0 /dev/nbd0 0 $R $((32 << 20)) "--length 32M --flush"
 copy /mnt/file /dev/nbd0 $((64 << 20)) $F $FL "--fua"
 nbd-client -d /dev/nbd0

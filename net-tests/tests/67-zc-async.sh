@@ -60,9 +60,9 @@ rmmod prd 2>/dev/null && fail "prd unloaded with sends in flight"
 kill -9 $h; wait $h 2>/dev/null
 touch /work/A.killed
 wait_work B.r3gone 120 || fail "B's receiver never went"
-wait_for 60 test "$(cat $S/ops_inflight)" = 0 || fail "$(cat $S/ops_inflight) sends still in flight after the receiver went"
+wait_value 60 $S/ops_inflight 0 || fail "$(cat $S/ops_inflight) sends still in flight after the receiver went"
 [ "$(cat $S/bytes_inflight)" = 0 ] || fail "$(cat $S/bytes_inflight) bytes still accounted"
-wait_for 30 test "$(cat /sys/block/pmem0/prd/pages_referenced)" = 0 || fail "pages still referenced"
+wait_value 30 /sys/block/pmem0/prd/pages_referenced 0 || fail "pages still referenced"
 echo "killed: $(cat /tmp/hold); in flight after: 0 sends, 0 bytes, 0 pages"
 
 # 4. where the stack would copy: a local receiver, kTLS; a packet tap

@@ -75,7 +75,6 @@ void pzc_count_error(long err)
 		pzc_stat_add(PZC_ERR_PERM, 1);
 		break;
 	case -EPIPE: case -ECONNRESET: case -ENOTCONN: case -ETIMEDOUT:
-	case -EAGAIN:
 		pzc_stat_add(PZC_ERR_NET, 1);
 		break;
 	case -EIO:
@@ -343,19 +342,38 @@ static int pzc_get_arg(void *karg, size_t ksize, size_t ver0,
 }
 
 /*
- * The end of an ioctl: count what stopped it (@ret, or the @error it
- * reports in its struct), and write the struct back.
+ * The end of an ioctl: count @failure (a -errno, 0 when the operation did
+ * not fail), and write the struct back.
  */
 static long pzc_put_arg(void __user *uarg, unsigned int cmd, const void *karg,
-			size_t ksize, long ret, int error)
+			size_t ksize, long ret, long failure)
 {
-	if (ret)
-		pzc_count_error(ret);
-	else if (error)
-		pzc_count_error(-error);
+	if (failure)
+		pzc_count_error(failure);
 	if (copy_to_user(uarg, karg, min_t(size_t, _IOC_SIZE(cmd), ksize)))
 		return -EFAULT;
 	return ret;
+}
+
+/*
+ * What a send's end counts as a failure: 0 for flow control, as send(2)'s
+ * callers treat it. A full socket buffer (EAGAIN) is not a failure, with
+ * or without bytes queued; a send cut short by the caps (ENOBUFS) or a
+ * signal (EINTR) after some bytes were queued is a partial send, counted
+ * apart: the caller sends the rest.
+ */
+static long pzc_send_failure(long ret, const struct pmem_zc_send *a)
+{
+	if (ret)
+		return ret == -EAGAIN ? 0 : ret;
+	switch (a->error) {
+	case 0:
+		return 0;
+	case EAGAIN: case ENOBUFS: case EINTR:
+		pzc_stat_add(PZC_SENDS_PARTIAL, 1);
+		return 0;
+	}
+	return -(long)a->error;
 }
 
 static long pzc_ioctl_send(struct pzc_ctx *ctx, unsigned int cmd,
@@ -375,7 +393,7 @@ static long pzc_ioctl_send(struct pzc_ctx *ctx, unsigned int cmd,
 	a.bytes_queued = 0;
 	a.error = 0;
 	ret = pzc_send(ctx, &a);
-	return pzc_put_arg(uarg, cmd, &a, sizeof(a), ret, a.error);
+	return pzc_put_arg(uarg, cmd, &a, sizeof(a), ret, pzc_send_failure(ret, &a));
 }
 
 static long pzc_ioctl_copy(unsigned int cmd, void __user *uarg)
@@ -396,7 +414,7 @@ static long pzc_ioctl_copy(unsigned int cmd, void __user *uarg)
 	a.bios = 0;
 	a.error = 0;
 	ret = pzc_copy(&a);
-	return pzc_put_arg(uarg, cmd, &a, sizeof(a), ret, a.error);
+	return pzc_put_arg(uarg, cmd, &a, sizeof(a), ret, ret ?: -(long)a.error);
 }
 
 static long pzc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -465,6 +483,7 @@ static struct pzc_attr pzc_attrs[] = {
 	PZC_ATTR(err_intr, PZC_ERR_INTR),
 	PZC_ATTR(err_nobufs, PZC_ERR_NOBUFS),
 	PZC_ATTR(err_other, PZC_ERR_OTHER),
+	PZC_ATTR(sends_partial, PZC_SENDS_PARTIAL),
 };
 
 static_assert(ARRAY_SIZE(pzc_attrs) == PZC_NR_STATS);

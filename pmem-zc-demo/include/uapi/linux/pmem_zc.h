@@ -25,6 +25,14 @@
  * socket, the socket's own MSG_ZEROCOPY sends (SO_ZEROCOPY) may fail with
  * ENOBUFS: an skb carries the completion of one owner only.
  *
+ * What a completion promises: the stack reads no more of the send's bytes
+ * (nothing is retransmitted from its pages) and the source is writable
+ * again (unless another send holds it). It is not the last page reference:
+ * the stack runs the zero-copy callback before it drops the skb's page
+ * references (skb_release_data()), so prd's pages_referenced may stay
+ * above 0 for a moment after a completion is readable; wait for it to
+ * fall, do not read it once.
+ *
  * Structs are versioned by size, which the ioctl number carries (_IOC_SIZE):
  * a caller built against an older, shorter struct is served as if the
  * missing tail were zero; a longer one is refused with E2BIG unless its
