@@ -108,7 +108,7 @@ vm_accel() {
 			timeout -s KILL 30 "$QEMU" -accel kvm -cpu kvm64 -m 256M -bios /usr/share/qemu/qboot.rom \
 				-kernel "$(kernel_dir "$PMEMZC_FLAVOUR")/arch/x86/boot/bzImage" \
 				-append "console=ttyS0 panic=-1" -display none \
-				-monitor none -serial "file:$log" -no-reboot >/dev/null 2>&1
+				-monitor none -serial "file:$log" -no-reboot >/dev/null 2>&1 || :
 			grep -q 'Kernel panic' "$log" && acc=kvm
 			rm -f "$log"
 		fi
@@ -184,27 +184,45 @@ vm_start() {
 vm_pid() { cat "$2/$1.pid" 2>/dev/null; }
 vm_alive() { local p; p=$(vm_pid "$1" "$2") && kill -0 "$p" 2>/dev/null; }
 
+# vm_parts ROLE DIR: print the part lines guest ROLE appended to
+# DIR/ROLE.parts (check in vm/guest/lib.sh) since the last call, the role
+# before each description ("not ok - A: what"), "# " lines as they are;
+# DIR/ROLE.parts.shown counts the lines already printed
+vm_parts() {
+	local f=$2/$1.parts shown=0 total
+	[ -e "$f" ] || return 0
+	[ ! -s "$f.shown" ] || shown=$(cat "$f.shown")
+	total=$(wc -l < "$f")
+	[ "$total" -ge "$shown" ] || shown=0
+	tail -n +$((shown + 1)) "$f" |
+		LC_ALL=C sed -nE "/^(not )?ok( |\$)/{s/^((not )?ok)( [0-9]+)?( -)? ?/\1 - $1: /;p;}; /^# /p"
+	echo "$total" > "$f.shown"
+}
+
 # Wait for guest ROLE to exit; a guest still running after SECS is killed
-# and reported. Returns the guest job's exit status (from DIR/JOB.rc) when
-# there was a job, 124 on timeout, 125 when the guest died without one.
+# and reported. Prints the parts the guest reported (vm_parts). Returns the
+# guest job's exit status (from DIR/JOB.rc) when there was a job, 124 on
+# timeout, 125 when the guest died without one.
 vm_wait() {
 	local role=$1 dir=$2 secs=$3 job=${4:-} t=0
 	while vm_alive "$role" "$dir"; do
 		if [ "$t" -ge $((secs * 10)) ]; then
 			say "guest $role still running after ${secs}s: killed"
 			vm_kill "$role" "$dir" KILL
+			vm_parts "$role" "$dir"
 			return 124
 		fi
 		sleep 0.1; t=$((t + 1))
 	done
 	wait "$(vm_pid "$role" "$dir")" 2>/dev/null || true
+	vm_parts "$role" "$dir"
 	[ -n "$job" ] || return 0
 	[ -s "$dir/$job.rc" ] || { say "guest $role ended without finishing $job"; return 125; }
 	local rc
 	rc=$(cat "$dir/$job.rc")
 	if [ "$rc" != 0 ]; then
 		echo "guest $role: $job exit $rc; its last lines:"
-		grep -av '^\[ *[0-9]' "$dir/$role.serial.log" | tail -n 8 | sed 's/^/  /'
+		{ grep -av '^\[ *[0-9]' "$dir/$role.serial.log" || :; } | tail -n 8 | sed 's/^/  /'
 	fi
 	return "$rc"
 }
@@ -250,19 +268,68 @@ vm_run2() {
 }
 
 # tap_check FILE [N]: FILE is a TAP stream with one plan 1..P, P "ok" lines
-# numbered 1..P in order, no "not ok"; with N, P must be N. Says what is
-# wrong and returns 1 otherwise.
+# numbered 1..P in order, no "not ok"; with N, P must be N. A subtest (lines
+# indented 4 spaces, before its parent test line) has one plan 1..Q and Q
+# "ok" or "not ok" lines numbered 1..Q in order, and no "not ok" under an
+# "ok" parent. Says what is wrong (a subtest's faults as "test N: ...") and
+# returns 1 otherwise.
 tap_check() {
 	[ -r "$1" ] || { echo "no TAP file $1"; return 1; }
 	awk -v want="${2:-}" '
+	# the subtest block before a parent line: its faults, named by the parent
+	function sub_end(parent, num,   i) {
+		if (!sub_open) return
+		if (sub_plans != 1) sub_err[++sub_nerr] = sub_plans + 0 " subtest plan lines, expected one"
+		else if (sub_plan != sub_n) sub_err[++sub_nerr] = "subtest plan 1.." sub_plan " but " sub_n " part lines"
+		if (parent ~ /^ok/ && sub_failed != "") sub_err[++sub_nerr] = "failed: " sub_failed
+		for (i = 1; i <= sub_nerr; i++) { print "test " num ": " sub_err[i]; bad = 1 }
+		sub_open = sub_plans = sub_plan = sub_n = sub_nerr = 0; sub_failed = ""
+	}
+	/^    (# Subtest|1\.\.|ok( |$)|not ok)/ { sub_open = 1 }
+	/^    1\.\.[0-9]+/ { sub_plans++; sub_plan = substr($1, 4) + 0; next }
+	/^    (ok( |$)|not ok)/ {
+		sub_n++
+		num = $1 == "not" ? $3 : $2
+		if (num + 0 != sub_n || num !~ /^[0-9]+$/) sub_err[++sub_nerr] = "part " sub_n " is numbered " num
+		if ($1 == "not" && sub_failed == "") { sub_failed = $0; sub(/^ +/, "", sub_failed) }
+		next
+	}
+	/^not ok/ { sub_end($0, $3); print "failed: " $0; bad = 1; next }
+	/^ok / { sub_end($0, $2) }
 	/^1\.\.[0-9]+/ { plans++; plan = substr($1, 4) + 0; next }
-	/^not ok/ { print "failed: " $0; bad = 1; next }
 	/^ok / { n++; if ($2 + 0 != n) { print "ok line " n " is numbered " $2; bad = 1 } }
 	END {
+		if (sub_open) { print "a subtest without its test line"; bad = 1 }
 		if (plans != 1) { print plans + 0 " plan lines, expected one"; bad = 1 }
 		else if (plan != n) { print "plan 1.." plan " but " n " ok lines"; bad = 1 }
 		if (want != "" && plan != want) { print "plan 1.." plan ", expected 1.." want; bad = 1 }
 		exit bad
+	}' "$1"
+}
+
+# tap_parts FILE NAME: the parts test NAME printed in FILE (its test.log):
+# lines "ok ...", "not ok ..." (numbered or not, "# SKIP" kept) and "# "
+# figures between them, as a TAP subtest indented 4 spaces: "# Subtest:
+# NAME", the plan 1..P, the parts numbered 1..P in order, the figures in
+# place. Prints nothing when FILE has no part.
+tap_parts() {
+	LC_ALL=C awk -v name="$2" '
+	/^(not )?ok( |$)/ {
+		d = $0; st = "ok"
+		if (sub(/^not ok/, "", d)) st = "not ok"; else sub(/^ok/, "", d)
+		sub(/^ +/, "", d)
+		if (d ~ /^[0-9]+( |$)/) sub(/^[0-9]+ */, "", d)
+		if (d ~ /^-( |$)/) sub(/^- */, "", d)
+		p++
+		line[++l] = "    " st " " p (d == "" ? "" : d ~ /^#/ ? " " d : " - " d)
+		next
+	}
+	/^# / { line[++l] = "    " $0 }
+	END {
+		if (!p) exit
+		print "    # Subtest: " name
+		print "    1.." p
+		for (i = 1; i <= l; i++) print line[i]
 	}' "$1"
 }
 

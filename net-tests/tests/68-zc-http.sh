@@ -104,12 +104,12 @@ raw() { printf "$1" | socat -t 5 - TCP:$PEER_A:5002 2>/dev/null | head -1 | cut 
 [ "$(raw 'GET /nothing HTTP/1.1\r\nHost: a\r\n\r\n')" = 404 ] || fail "404"
 [ "$(curl -sS -o /dev/null -w '%{http_code}' $U/m)" = 200 ] || fail "the server stopped serving"
 ok "malformed requests: 400 (.., no Host, two Content-Length, Transfer-Encoding), 405, 404; still serving"
-echo $n > /work/B.parts
+echo $n > /work/B.nparts
 touch /work/B.done
 JOB
 	vm_run2 "$T" 800 || return 1
 	grep -a '^ok - ' "$T/B.serial.log"
-	[ "$(cat "$T/B.parts")" = 7 ] || { echo "expected 7 parts on B"; return 1; }
+	[ "$(cat "$T/B.nparts")" = 7 ] || { echo "expected 7 parts on B"; return 1; }
 	[ "$(cat "$T/serve.rc")" = 0 ] || { echo "serve exit $(cat "$T/serve.rc") on SIGTERM"; cat "$T/serve.out"; return 1; }
 	local copied
 	copied=$(sed -n 's/.* copied=\([0-9]*\)$/\1/p' "$T/access" | awk '{s += $1} END {print s + 0}')

@@ -21,6 +21,19 @@ wait_for() {
 	done
 }
 
+# wait_value SECS FILE WANT: FILE reads WANT (one line, e.g. a counter of
+# sysfs) within SECS, re-read every 0.2 s. Never wait_for SECS test
+# "$(cat FILE)" = WANT: the shell expands that once, before wait_for runs,
+# and every retry compares the same stale string.
+wait_value() {
+	wv_end=$(( $(date +%s) + $1 ))
+	until [ "$(cat "$2" 2>/dev/null)" = "$3" ]; do
+		[ "$(date +%s)" -ge "$wv_end" ] &&
+			{ echo "timeout (${1}s): $2 reads '$(cat "$2" 2>/dev/null)', not '$3'"; return 1; }
+		sleep 0.2
+	done
+}
+
 # the file /work/NAME appears (made by the other guest or the host)
 wait_work() { wait_for "$2" test -e "/work/$1"; }
 
@@ -98,3 +111,32 @@ measure() {
 	m_p=$(sed -n 's/.*cpu_seconds[= ]\([0-9.]*\).*/\1/p' /tmp/measure.out | tail -1)
 	[ -z "$m_p" ] || raw "$m_row" proc_cpu_s_per_GiB "$m_rep" "$(awk -v s="$m_p" -v b="$m_bytes" 'BEGIN { printf "%.3f", s / (b / 1073741824) }')"
 }
+
+# --- parts: a job's checks, each reported, none stopping the job ----------
+# Where the parts go and the marker of a failed one (the host test points
+# them elsewhere); init fails a job that ends 0 with the marker present.
+PMEMZC_WORK=${PMEMZC_WORK:-/work}
+PMEMZC_CHECK_MARK=${PMEMZC_CHECK_MARK:-/tmp/pmemzc-check-failed}
+# check_line LINE: print LINE and append it to $PMEMZC_WORK/$PMEMZC_ROLE.parts (vm_wait shows that file)
+check_line() {
+	printf '%s\n' "$1"
+	[ -z "${PMEMZC_ROLE:-}" ] || printf '%s\n' "$1" >> "$PMEMZC_WORK/$PMEMZC_ROLE.parts"
+}
+# check DESC CMD...: run CMD (in a subshell: a fail ends only CMD), report "ok - DESC" or else "not ok - DESC", 3 lines of its output as "# " lines and the marker; returns CMD's status
+check() {
+	ck_desc=$1; shift
+	ck_out=$(mktemp) || ck_out=/tmp/check.$$
+	( "$@" ) > "$ck_out" 2>&1
+	ck_rc=$?
+	if [ $ck_rc -eq 0 ]; then
+		check_line "ok - $ck_desc"
+	else
+		: > "$PMEMZC_CHECK_MARK"
+		check_line "not ok - $ck_desc"
+		head -n 3 "$ck_out" | while IFS= read -r ck_l || [ -n "$ck_l" ]; do check_line "# $ck_l"; done
+	fi
+	rm -f "$ck_out"
+	return $ck_rc
+}
+# check_skip DESC WHY: report "ok - DESC # SKIP WHY"
+check_skip() { check_line "ok - $1 # SKIP $2"; }
