@@ -51,7 +51,7 @@ for m in none sparse devmap devmap-dev devmap-copy; do
 	touch /tmp/sent; wait $sampler; rm /tmp/sent
 	cat /tmp/out
 	grep '^summary:' /tmp/out | sed "s/^summary:/$m/" >> /work/summaries
-	wait_value 30 /sys/block/pmem0/prd/pages_referenced 0 || fail "$m: pages still referenced"
+	check "$m: no page referenced once the send completed" wait_value 30 /sys/block/pmem0/prd/pages_referenced 0
 	echo "$m $(cat /tmp/held.max) $(cat $S/ops_inflight) $(cat $S/bytes_inflight) $(cat /sys/block/pmem0/prd/pages_referenced)" >> /work/held
 	rmmod pmem_zc || fail "$m: rmmod pmem_zc"
 	rmmod prd || fail "$m: rmmod prd"

@@ -1,7 +1,8 @@
 # pmem_zc and the pmem-zc CLI refuse bad input with a clear errno and
 # message, and no splat: ranges beyond the disk or file, unaligned copies,
 # zero and huge lengths, a non-pmem disk, unconnected, closed and non-TCP
-# sockets, read-only and too small targets, a directory, files on other
+# sockets, read-only and too small targets, an active swap device
+# (ETXTBSY, as write(2)), a directory, files on other
 # filesystems or with inline data; and the raw calls the CLI never makes:
 # unknown and retired ioctls, structs too short or too long for the size
 # versioning, reserved fields set, out fields not zeroed, read() with a short
@@ -30,6 +31,7 @@ expect 1 "not loaded" $ZC send /dev/vda --to 127.0.0.1:6000
 expect 1 "not loaded" $ZC stats
 load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
 [ "$(stat -c '%a %U' /dev/pmem_zc)" = "600 root" ] || fail "/dev/pmem_zc is $(stat -c '%a %U' /dev/pmem_zc), not 600 root"
+check "pmem_zc's counters are root's alone (0400): they show every user's traffic" sh -c 'for f in /sys/class/misc/pmem_zc/stats/*; do [ "$(stat -c %a "$f")" = 400 ] || { echo "$f: $(stat -c %a "$f")"; exit 1; }; done'
 socat -u TCP-LISTEN:6000,fork,reuseaddr /dev/null & sink=$!
 wait_for 10 listening 6000 || fail "no sink"
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mkdir -p /mnt /mnt2 && mount -o dax /dev/pmem1 /mnt || fail "pmem1 fs"
@@ -64,6 +66,15 @@ blockdev --setrw /dev/loop0
 expect 1 "alignment"        $ZC copy /dev/pmem0 --to /dev/pmem0 --dst-offset 1M --length 4K
 expect 1 "not a prd disk"   $ZC copy /dev/vda --to /dev/loop0 --length 4K
 umount /mnt3
+# an active swap device: write(2) refuses it (ETXTBSY), and so must a copy,
+# or a writer of the disk could put chosen bytes into swapped-out pages
+truncate -s 16M /tmp/swap.img && losetup /dev/loop1 /tmp/swap.img && mkswap /dev/loop1 > /dev/null &&
+	swapon /dev/loop1 || fail "swap on loop1"
+sig=$(get /dev/loop1 0 4096)
+check "dd onto the active swap device: Text file busy" sh -c '! /usr/bin/dd if=/dev/zero of=/dev/loop1 bs=4096 count=1 conv=notrunc status=none 2> /tmp/dd.err && grep -q "Text file busy" /tmp/dd.err'
+check "copy onto the active swap device: refused with ETXTBSY" sh -c '! $0 copy /dev/pmem0 --length 4M --to /dev/loop1 > /tmp/out 2>&1 && grep -q "Text file busy" /tmp/out || { cat /tmp/out; exit 1; }' $ZC
+check "the swap signature page is intact" test "$(get /dev/loop1 0 4096)" = "$sig"
+swapoff /dev/loop1 && losetup -d /dev/loop1 || fail "swapoff"
 # calls the CLI never makes
 /top/net-tests/tools/bin/zc_badioctl /dev/pmem0 /tmp/regular > /tmp/bad || fail "zc_badioctl"
 while read -r c e; do

@@ -38,8 +38,8 @@ cat /tmp/send.out
 [ -e /work/B.killed-rx ] || fail "the send ended before the receiver was killed"
 [ $dt -lt 60 ] || fail "send took ${dt}s to fail"
 echo "send failed after ${dt}s: $(tail -1 /tmp/send.out)"
-wait_value 30 /sys/class/misc/pmem_zc/stats/ops_inflight 0 || fail "sends still in flight"
-wait_value 30 /sys/block/pmem0/prd/pages_referenced 0 || fail "pages still referenced by the stack"
+check "no send in flight after the receivers were killed" wait_value 30 /sys/class/misc/pmem_zc/stats/ops_inflight 0
+check "no page referenced by the stack after the receivers were killed" wait_value 30 /sys/block/pmem0/prd/pages_referenced 0
 
 # 2. nbd-server dies in the middle of a copy
 nbd_attach $PEER_B || fail "nbd-client"
@@ -56,7 +56,7 @@ nbd-client -d /dev/nbd0
 touch /work/A.done
 
 cat /sys/class/misc/pmem_zc/stats/err_net /sys/class/misc/pmem_zc/stats/err_io > /work/errs
-wait_value 30 /sys/block/pmem0/prd/pages_referenced 0 || fail "prd pages still referenced"
+check "no page referenced after the failed copy" wait_value 30 /sys/block/pmem0/prd/pages_referenced 0
 rmmod pmem_zc || fail "rmmod pmem_zc after the faults"
 rmmod prd || fail "rmmod prd after the faults"
 echo "both modules unloaded"

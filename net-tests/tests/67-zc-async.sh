@@ -8,7 +8,8 @@
 # referenced, and both modules unload; while they are in flight rmmod is
 # refused. Where the stack would copy, pmem_zc copies itself (MC-safe):
 # a receiver on this host, a kTLS socket; where the stack still copies
-# pages it took (a packet tap on the device), the completion says so
+# pages it took (a packet tap on the device, a receiver behind veth in
+# another network namespace), the completion says so
 # (PMEM_ZC_C_STACK_COPIED) and the bytes count as copied.
 TEST_TIMEOUT=900
 
@@ -60,9 +61,9 @@ rmmod prd 2>/dev/null && fail "prd unloaded with sends in flight"
 kill -9 $h; wait $h 2>/dev/null
 touch /work/A.killed
 wait_work B.r3gone 120 || fail "B's receiver never went"
-wait_value 60 $S/ops_inflight 0 || fail "$(cat $S/ops_inflight) sends still in flight after the receiver went"
+check "no send in flight after the receiver went" wait_value 60 $S/ops_inflight 0
 [ "$(cat $S/bytes_inflight)" = 0 ] || fail "$(cat $S/bytes_inflight) bytes still accounted"
-wait_value 30 /sys/block/pmem0/prd/pages_referenced 0 || fail "pages still referenced"
+check "no page referenced after the receiver went" wait_value 30 /sys/block/pmem0/prd/pages_referenced 0
 echo "killed: $(cat /tmp/hold); in flight after: 0 sends, 0 bytes, 0 pages"
 
 # 4. where the stack would copy: a local receiver, kTLS; a packet tap
@@ -85,6 +86,21 @@ wait_for 10 grep -q tapping /tmp/tap || fail "pkt_tap: $(cat /tmp/tap)"
 $ZC send /dev/pmem0 --length 4M --to $PEER_B:5006 > /tmp/tapped 2>&1 || fail "send under a tap: $(cat /tmp/tapped)"
 kill $tap
 echo "tapped: $(grep -o 'by_ref=.*copied=[0-9]*' /tmp/tapped) stack_copied=$(($(cat $S/bytes_stack_copied) - sc0))" > /work/tapped
+# a receiver behind veth in another namespace: the route has scatter-
+# gather, so the pages go; the receive path copies them (skb_orphan_frags_rx())
+IP=/usr/bin/ip
+mkdir -p /run/netns
+$IP netns add rx && $IP link add vethA type veth peer name vethB && $IP link set vethB netns rx &&
+	$IP addr add 169.254.78.1/24 dev vethA && $IP link set vethA up &&
+	$IP -n rx addr add 169.254.78.2/24 dev vethB && $IP -n rx link set vethB up && $IP -n rx link set lo up ||
+	fail "veth pair"
+sc1=$(cat $S/bytes_stack_copied)
+$IP netns exec rx socat -u TCP-LISTEN:5007,reuseaddr /dev/null & l=$!
+wait_for 10 $IP netns exec rx sh -c '. /top/vm/guest/lib.sh; listening 5007' || fail "no receiver in netns rx"
+$ZC send /dev/pmem0 --length 4M --to 169.254.78.2:5007 > /tmp/veth 2>&1 || fail "send over veth: $(cat /tmp/veth)"
+wait $l
+echo "veth: $(grep -o 'by_ref=.*copied=[0-9]*' /tmp/veth) stack_copied=$(($(cat $S/bytes_stack_copied) - sc1))" > /work/veth
+$IP link del vethA; $IP netns del rx
 touch /work/A.done
 rmmod pmem_zc && rmmod prd || fail "unload"
 echo "both modules unloaded"
@@ -108,6 +124,11 @@ JOB
 	echo "ok - a send with a page of the range held by someone else completed in $(grep -a 'held page: sent in' "$T/A.serial.log" | sed 's/.*sent in \([0-9]*\) s.*/\1/') s"
 	echo "ok - $(grep -a '^killed:' "$T/A.serial.log" | sed 's/^killed: //')"
 	echo "ok - pmem_zc copies itself: $(grep -a '^copies:' "$T/A.serial.log" | sed 's/^copies: //')"
+	if grep -q '^veth: by_ref=0 copied=4194304 stack_copied=4194304$' "$T/veth"; then
+		echo "ok - a receiver behind veth in another namespace: the stack copied, and the completion said so: $(cat "$T/veth")"
+	else
+		echo "not ok - a receiver behind veth: $(cat "$T/veth" 2>/dev/null), expected by_ref=0 copied=4194304 stack_copied=4194304"; bad=1
+	fi
 	if [ "$PMEMZC_NET" != tap ]; then
 		echo "ok - a packet tap makes the stack copy # SKIP socket link: no scatter-gather, nothing to tap"
 	elif grep -q '^tapped: by_ref=0 copied=4194304 stack_copied=4194304$' "$T/tapped"; then

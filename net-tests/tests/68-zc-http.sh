@@ -29,8 +29,8 @@ wait_work B.done 600 || fail "B never finished"
 kill -TERM $srv
 wait $srv; echo $? > /work/serve.rc
 S=/sys/class/misc/pmem_zc/stats
-wait_value 30 $S/ops_inflight 0 || fail "sends in flight after the server ended"
-wait_value 30 /sys/block/pmem0/prd/pages_referenced 0 || fail "pages referenced after the server ended"
+check "no send in flight after the server ended" wait_value 30 $S/ops_inflight 0
+check "no page referenced after the server ended" wait_value 30 /sys/block/pmem0/prd/pages_referenced 0
 umount /mnt && rmmod pmem_zc && rmmod prd || fail "teardown"
 JOB
 	cat > "$T/B.job" <<'JOB'

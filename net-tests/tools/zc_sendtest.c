@@ -6,7 +6,9 @@
  *
  *   restart   SIGALRM every 20 ms with an SA_RESTART handler: every send
  *             ioctl that a signal cuts short must report its bytes, and the
- *             loop goes on from there, so the receiver gets each byte once
+ *             loop goes on from there, so the receiver gets each byte once;
+ *             one interrupted before it queued anything restarts, as
+ *             send(2), and never fails with EINTR ("eintr_nothing_queued")
  *   sndtimeo  SO_SNDTIMEO of 300 ms and one send of LENGTH to a receiver
  *             that stalls: "queued N" (0 < N < LENGTH) and "error EAGAIN"
  *   inflight  16 sends of LENGTH/16 on a non-blocking socket, completions
@@ -147,7 +149,7 @@ static int mode_restart(uint64_t len)
 {
 	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
 	struct itimerval it = { { 0, 20000 }, { 0, 20000 } };
-	uint64_t off = 0, cut = 0;
+	uint64_t off = 0, cut = 0, eintr = 0;
 	int64_t n;
 	int err;
 
@@ -156,6 +158,8 @@ static int mode_restart(uint64_t len)
 	while (off < len) {
 		n = send_one(off, len - off, 0, &err);
 		if (n < 0) {
+			/* nothing queued: SA_RESTART restarts it, as send(2) */
+			eintr += err == EINTR;
 			if (err == EINTR || err == ENOBUFS) {
 				reap(0);
 				continue;
@@ -170,9 +174,10 @@ static int mode_restart(uint64_t len)
 	}
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
-	printf("queued %llu\nsignals %d\ncut_short %llu\nsends %llu\n",
+	printf("queued %llu\nsignals %d\ncut_short %llu\nsends %llu\neintr_nothing_queued %llu\n",
 	       (unsigned long long)off, (int)alarms,
-	       (unsigned long long)cut, (unsigned long long)nr_cookies);
+	       (unsigned long long)cut, (unsigned long long)nr_cookies,
+	       (unsigned long long)eintr);
 	return finish(off);
 }
 

@@ -7,8 +7,9 @@
  *
  * The head goes out with send(MSG_MORE); the body of a file with
  * PMEM_ZC_IOC_SEND (PMEM_ZC_F_DONTWAIT, up to cfg->inflight sends in
- * flight), or with sendfile() under --copy or when the module cannot
- * send that file (ENODEV, EOPNOTSUPP, ETXTBSY, EPERM). Each send's
+ * flight), or with sendfile() under --copy, for a file that is not DAX
+ * (statx), or when the module cannot send that file (ENODEV, EOPNOTSUPP,
+ * ETXTBSY, EPERM). Each send's
  * user_data names the connection (slot and id) and the response (seq).
  */
 #define _GNU_SOURCE
@@ -399,6 +400,10 @@ static void conn_answer(struct server *s, struct conn *c)
 		close(c->file.fd);
 		c->file.fd = -1;
 	}
+	/* a file the module cannot send (not DAX): sendfile() from the start */
+	if (!c->by_copy && c->file.fd >= 0 && s->x &&
+	    !xfer_file_is_source(s->x, c->file.fd))
+		c->by_copy = true;
 	c->state = C_WRITE;
 	progress(s, c);
 	if (format_answer(s, c, &h))

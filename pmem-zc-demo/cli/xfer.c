@@ -4,6 +4,7 @@
  * completion records read() from the same file. Nothing else in pmem-zc
  * calls these ioctls or reads the device.
  */
+#define _GNU_SOURCE	/* statx() */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,8 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #include "xfer.h"
+
+#ifndef STATX_ATTR_DAX
+#define STATX_ATTR_DAX	0x00200000	/* linux/stat.h, 5.8 */
+#endif
 
 #define PZC_DEV		"/dev/pmem_zc"
 
@@ -68,6 +74,17 @@ int xfer_fd(const struct xfer *x)
 const char *xfer_name(const struct xfer *x)
 {
 	return x->path;
+}
+
+bool xfer_file_is_source(const struct xfer *x, int fd)
+{
+	struct statx stx;
+
+	(void)x;
+	if (statx(fd, "", AT_EMPTY_PATH, 0, &stx))
+		return true;
+	return !(stx.stx_attributes_mask & STATX_ATTR_DAX) ||
+	       (stx.stx_attributes & STATX_ATTR_DAX);
 }
 
 int xfer_send(struct xfer *x, struct pmem_zc_send *s)

@@ -11,6 +11,7 @@
 #ifndef PMEM_ZC_XFER_H
 #define PMEM_ZC_XFER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/pmem_zc.h>
 
@@ -35,6 +36,14 @@ const char *xfer_name(const struct xfer *x);
  * when nothing was queued.
  */
 int xfer_send(struct xfer *x, struct pmem_zc_send *s);
+
+/*
+ * Whether the module may take the regular file @fd as a source, as far as
+ * user space can tell without a call that the module would count as
+ * failed: only a DAX file (STATX_ATTR_DAX) can be one; where the kernel
+ * does not say, the module decides. The fake takes every file.
+ */
+bool xfer_file_is_source(const struct xfer *x, int fd);
 
 /* PMEM_ZC_IOC_COPY: 0 when c->bytes_done > 0 (see c->error), or -errno. */
 int xfer_copy(struct xfer *x, struct pmem_zc_copy *c);

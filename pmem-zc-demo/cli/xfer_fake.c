@@ -240,6 +240,13 @@ static uint64_t fake_push(struct xfer *x, const struct pmem_zc_send *s,
 	return done;
 }
 
+bool xfer_file_is_source(const struct xfer *x, int fd)
+{
+	(void)x;
+	(void)fd;
+	return true;	/* the host's files stand for DAX files */
+}
+
 int xfer_send(struct xfer *x, struct pmem_zc_send *s)
 {
 	struct pmem_zc_completion c = {};

@@ -91,6 +91,9 @@ struct pzc_src {
 	bool			deny;
 	int			mode;
 	u64			size;
+	struct file		*seek;		/* private open for SEEK_DATA */
+	u64			hole_start;	/* the last hole found: */
+	u64			hole_end;	/* [start, end) of the file */
 };
 
 /*

@@ -136,6 +136,10 @@ static struct file *pzc_copy_target(struct pmem_zc_copy *a,
 	dst = I_BDEV(file->f_mapping->host);
 	if (!(file->f_mode & FMODE_WRITE))
 		goto out;
+	/* as blkdev_write_iter(): an active swap device is not written */
+	*err = -ETXTBSY;
+	if (IS_SWAPFILE(file->f_mapping->host))
+		goto out;
 	*err = -EROFS;
 	if (bdev_read_only(dst))
 		goto out;

@@ -364,8 +364,9 @@ static long pzc_put_arg(void __user *uarg, unsigned int cmd, const void *karg,
  */
 static long pzc_send_failure(long ret, const struct pmem_zc_send *a)
 {
+	/* nothing queued: a full buffer, or a signal that restarts the call */
 	if (ret)
-		return ret == -EAGAIN ? 0 : ret;
+		return ret == -EAGAIN || ret == -ERESTARTSYS ? 0 : ret;
 	switch (a->error) {
 	case 0:
 		return 0;
@@ -463,7 +464,7 @@ static ssize_t pzc_stat_show(struct device *dev, struct device_attribute *attr,
 }
 
 #define PZC_ATTR(_name, _stat) \
-	{ .attr = __ATTR(_name, 0444, pzc_stat_show, NULL), .stat = _stat }
+	{ .attr = __ATTR(_name, 0400, pzc_stat_show, NULL), .stat = _stat }
 
 static struct pzc_attr pzc_attrs[] = {
 	PZC_ATTR(sends, PZC_SENDS),

@@ -15,17 +15,20 @@
  *
  * The ioctl returns once the bytes are queued; a signal, a full socket
  * buffer with MSG_DONTWAIT, or a socket error after some bytes were queued
- * ends it with those bytes and the error, and it is never restarted.
+ * ends it with those bytes and the error, and it is never restarted. A
+ * signal before any byte was queued restarts it under SA_RESTART (and
+ * without SO_SNDTIMEO), as send(2): nothing of it happened yet.
  *
  * Bytes go by copy (through a bounce buffer, with copy_mc_to_kernel() so
  * that poisoned pmem is an error, not a machine check) in copy mode, for
- * disks without pages, and where the stack would copy from the pages
- * itself: a route without scatter-gather, a socket whose protocol is not
- * plain TCP (kTLS), a receiver on this host. Where the stack still copies
- * pages it took (a packet socket tapping the device, a route that changed
- * under the send), the completion says so (PMEM_ZC_C_STACK_COPIED) and
- * counts those bytes as copied; that copy is not machine-check safe, as for
- * MSG_ZEROCOPY from a DAX mapping.
+ * disks without pages, and where the stack is known to copy from the pages
+ * itself: a route without scatter-gather, a socket without SOCK_SUPPORT_ZC
+ * (kTLS), a receiver on this host over loopback. Where the stack copies
+ * pages it took anyway (a packet socket tapping the device, a receiver
+ * behind veth in another namespace, a route that changed under the send),
+ * the completion says so (PMEM_ZC_C_STACK_COPIED) and counts those bytes as
+ * copied; that copy is not machine-check safe, as for MSG_ZEROCOPY from a
+ * DAX mapping.
  *
  * A callback that is not the last may run in preemptible process context
  * (a socket closed with data queued): the module cannot exclude that it is
@@ -138,12 +141,18 @@ static void pzc_send_callback(struct sk_buff *skb, struct ubuf_info *uarg,
 }
 
 /*
- * Whether TCP on @sock can take pages and keep them to the wire. Elsewhere
- * the stack would copy them itself, with a plain memcpy that turns a
- * poisoned line into a machine check: without scatter-gather, on a socket
- * whose protocol is not plain TCP (kTLS), and towards this host (loopback
- * delivery copies every fragment, skb_orphan_frags_rx()). pmem_zc copies
- * those bytes itself, with copy_mc_to_kernel().
+ * Whether TCP on @sock is known to copy pages itself, where pmem_zc copies
+ * them instead with copy_mc_to_kernel() (the stack's copy is a plain memcpy
+ * that turns a poisoned line into a machine check): a socket that does not
+ * support zero-copy sends (SOCK_SUPPORT_ZC, what io_uring tests: a ULP such
+ * as kTLS clears it), a route without scatter-gather, and delivery to this
+ * host over loopback (skb_orphan_frags_rx()). A hint read without the
+ * socket lock, not a gate: the route may change under the send, and other
+ * stack copies are not foreseen at all (a receiver behind veth or tun in
+ * another namespace, a VRF's local route, software GSO or checksum help,
+ * a packet tap). Those are reported after the fact: skb_copy_ubufs() calls
+ * the callback with success false and the completion carries
+ * PMEM_ZC_C_STACK_COPIED.
  */
 static bool pzc_sock_takes_pages(struct socket *sock)
 {
@@ -151,7 +160,7 @@ static bool pzc_sock_takes_pages(struct socket *sock)
 	struct dst_entry *dst;
 	bool local;
 
-	if (READ_ONCE(sk->sk_prot)->sendmsg != tcp_sendmsg ||
+	if (!test_bit(SOCK_SUPPORT_ZC, &sock->flags) ||
 	    !(READ_ONCE(sk->sk_route_caps) & NETIF_F_SG))
 		return false;
 	dst = sk_dst_get(sk);
@@ -376,7 +385,7 @@ long pzc_send(struct pzc_ctx *ctx, struct pmem_zc_send *a)
 	if (!queued) {
 		op->silent = true;
 		a->cookie = 0;
-		ret = err == -ERESTARTSYS ? -EINTR : err;
+		ret = err;	/* -ERESTARTSYS: restarted under SA_RESTART, as send(2) */
 	} else {
 		a->bytes_queued = queued;
 		a->error = err == -ERESTARTSYS ? EINTR : -err;

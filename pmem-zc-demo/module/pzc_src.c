@@ -24,12 +24,16 @@
  * them: a filesystem that shares extents (XFS, btrfs: FIDEDUPERANGE needs no
  * writer) or moves blocks on its own (f2fs, nilfs2 garbage collection) could
  * hand them to another file under a send. So file sources are taken from
- * ext2/3/4 only (EOPNOTSUPP elsewhere), and there not from encrypted files
- * (the blocks hold ciphertext), files with inline data (no block) or with
- * journalled data (bmap() flushes the whole journal each time: FIBMAP keeps
- * that to CAP_SYS_RAWIO). bmap() returns 0 both for a hole and for data the
- * filesystem cannot name: SEEK_DATA tells them apart, and the latter is
- * refused with EOPNOTSUPP instead of being sent as zeros.
+ * ext2/3/4 only (EOPNOTSUPP elsewhere), and there only from DAX files
+ * (IS_DAX()): the files whose read(2) returns the bytes of their blocks on
+ * pmem as they lie (dax_iomap_rw()). ext4 makes no file DAX whose bytes
+ * read(2) checks or transforms on the way (fs-verity, encryption), that it
+ * journals (data=journal or the inode flag: bmap() would flush the whole
+ * journal each time, which FIBMAP keeps to CAP_SYS_RAWIO) or that keeps data
+ * in its inode; a non-DAX file is read through the page cache, which
+ * sendfile(2) already sends by reference. bmap() returns 0 both for a hole
+ * and for data the filesystem cannot name: SEEK_DATA tells them apart, and
+ * the latter is refused with EOPNOTSUPP instead of being sent as zeros.
  *
  * A disk or partition source is read as read(2) of it at the time would: a
  * writer of the disk (or a filesystem on it) may change bytes while they
@@ -39,7 +43,6 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/file.h>
-#include <linux/fileattr.h>
 #include <linux/fs.h>
 #include <linux/fsnotify.h>
 #include <linux/magic.h>
@@ -52,6 +55,8 @@
 
 void pzc_src_put(struct pzc_src *src)
 {
+	if (src->seek)
+		fput(src->seek);
 	if (src->deny)
 		allow_write_access(src->file);
 	if (src->file)
@@ -73,7 +78,6 @@ static int pzc_src_get_file(struct pzc_src *src)
 {
 	struct file *file = src->file;
 	struct inode *inode = file_inode(file);
-	struct fileattr fa = {};
 	int ret;
 
 	src->inode = inode;
@@ -83,11 +87,8 @@ static int pzc_src_get_file(struct pzc_src *src)
 	src->mode = prd_page_mode(src->bdev);
 	if (src->mode < 0)
 		return src->mode;
-	if (inode->i_sb->s_magic != EXT4_SUPER_MAGIC || IS_ENCRYPTED(inode))
-		return -EOPNOTSUPP;
-	/* data in the inode has no block; journalled data flushes the journal */
-	if (!vfs_fileattr_get(file->f_path.dentry, &fa) &&
-	    (fa.flags & (FS_INLINE_DATA_FL | FS_JOURNAL_DATA_FL)))
+	/* stable while the file is open: S_DAX changes only on a new inode */
+	if (inode->i_sb->s_magic != EXT4_SUPER_MAGIC || !IS_DAX(inode))
 		return -EOPNOTSUPP;
 	if (!uid_eq(current_fsuid(),
 		    i_uid_into_mnt(file_mnt_user_ns(file), inode)) &&
@@ -114,7 +115,7 @@ static int pzc_src_get_file(struct pzc_src *src)
  *
  * Return: 0; -EBADF (not open for reading), -ENODEV (not a prd disk or a
  * file on one), -EPERM (a file not the caller's), -ETXTBSY (a file open for
- * writing), -EOPNOTSUPP (inline data), -EISDIR, -EINVAL, -ERANGE (beyond
+ * writing), -EOPNOTSUPP (not a DAX file on ext4), -EISDIR, -EINVAL, -ERANGE (beyond
  * the end), or what rw_verify_area() or a writeback said.
  */
 int pzc_src_get(struct pzc_src *src, int fd, u64 offset, u64 length)
@@ -214,6 +215,8 @@ int pzc_src_extent(struct pzc_src *src, u64 pos, u64 len,
 	len = min_t(u64, len, PZC_EXTENT_MAX);
 	if (!src->inode)
 		return pzc_src_direct(src, pos, len, ext);
+	if (pos >= src->hole_start && pos < src->hole_end)
+		goto hole;
 
 	bits = src->inode->i_blkbits;
 	bs = 1U << bits;
@@ -224,24 +227,28 @@ int pzc_src_extent(struct pzc_src *src, u64 pos, u64 len,
 	if (!block) {
 		/*
 		 * A hole reads as zeros; data without a block cannot be sent.
-		 * SEEK_DATA on an open of our own: the caller's offset stays.
+		 * SEEK_DATA on an open of our own, one per operation (the
+		 * caller's offset stays), and once per hole: the hole is
+		 * remembered, so a large one costs one lookup, not one a page.
 		 */
-		priv = dentry_open(&src->file->f_path, O_RDONLY | O_LARGEFILE,
-				   current_cred());
-		if (IS_ERR(priv))
-			return PTR_ERR(priv);
-		data = vfs_llseek(priv, pos, SEEK_DATA);
-		fput(priv);
+		if (!src->seek) {
+			priv = dentry_open(&src->file->f_path,
+					   O_RDONLY | O_LARGEFILE,
+					   current_cred());
+			if (IS_ERR(priv))
+				return PTR_ERR(priv);
+			src->seek = priv;
+		}
+		data = vfs_llseek(src->seek, pos, SEEK_DATA);
 		if (data == -ENXIO)
 			data = src->size;
 		else if (data < 0)
 			return data;
 		if (data <= pos)
 			return -EOPNOTSUPP;
-		ext->kaddr = NULL;
-		ext->pfn = 0;
-		ext->len = min_t(u64, len, data - pos);
-		return 0;
+		src->hole_start = pos;
+		src->hole_end = data;
+		goto hole;
 	}
 	/* the blocks that follow on disk, as one run */
 	for (run = bs - in_blk; run < len; run += bs) {
@@ -253,4 +260,9 @@ int pzc_src_extent(struct pzc_src *src, u64 pos, u64 len,
 	}
 	return pzc_src_direct(src, ((u64)block << bits) + in_blk,
 			      min(run, len), ext);
+hole:
+	ext->kaddr = NULL;
+	ext->pfn = 0;
+	ext->len = min_t(u64, len, src->hole_end - pos);
+	return 0;
 }

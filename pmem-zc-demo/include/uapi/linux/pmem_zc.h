@@ -83,6 +83,8 @@
  * -errno, queues nothing and posts no completion otherwise; the one
  * exception is EFAULT when the struct cannot be written back after bytes
  * were queued (a completion follows, with a cookie the caller never saw).
+ * A signal that comes before any byte was queued is what it is to send(2):
+ * the call restarts under SA_RESTART (without SO_SNDTIMEO), else EINTR.
  */
 struct pmem_zc_send {
 	__u32 flags;
