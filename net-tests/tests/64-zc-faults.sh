@@ -1,7 +1,9 @@
 # Faults: the receiver on B killed in the middle of a zero-copy send, and
 # nbd-server on B killed in the middle of a copy to B's disk: each fails
 # within a bounded time; while the send runs, unloading pmem_zc or prd is
-# refused; afterwards no page is held and both modules unload.
+# refused. A copy stuck on a stalled nbd-server dies at once on kill -9,
+# its source file write-denied and pmem_zc pinned until its bios end.
+# Afterwards no page is held and both modules unload.
 TEST_TIMEOUT=900
 
 test_run() {
@@ -17,6 +19,14 @@ kill -9 $rx && touch /work/B.killed-rx
 wait_work A.copying 300 || fail "A never copied"
 sleep 3
 kill -9 $(pidof nbd-server) && touch /work/B.killed-nbd
+# 3. a stalled nbd-server (SIGSTOP), then resumed
+wait_work A.nbd-again 300 || fail "A never asked for nbd again"
+nbd_serve /dev/vda || fail "nbd-server again"
+touch /work/B.ready2
+wait_work A.stall 120 || fail "A never asked for the stall"
+kill -STOP $(pidof nbd-server) && touch /work/B.stopped
+wait_work A.resume 120
+kill -CONT $(pidof nbd-server)
 wait_work A.done 300
 JOB
 	cat > "$T/A.job" <<'JOB'
@@ -53,10 +63,35 @@ cat /tmp/copy.out
 [ $dt -lt 90 ] || fail "copy took ${dt}s to fail"
 echo "copy failed after ${dt}s: $(tail -1 /tmp/copy.out)"
 nbd-client -d /dev/nbd0
+check "no page referenced after the failed copy" wait_value 30 /sys/block/pmem0/prd/pages_referenced 0
+
+# 3. a copy stuck on a stalled nbd-server is killable: kill -9 returns at
+# once, and the copy lives on until its bios end: the source file stays
+# write-denied (its blocks are under the bios) and pmem_zc pinned
+mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt && mount -o dax /dev/pmem0 /mnt &&
+	head -c $((64 << 20)) /dev/urandom > /mnt/f && sync || fail "ext4 -o dax"
+touch /work/A.nbd-again
+wait_work B.ready2 120 || fail "B's nbd-server not back"
+nbd_attach $PEER_B || fail "nbd-client again"
+touch /work/A.stall
+wait_work B.stopped 60 || fail "B did not stop nbd-server"
+$ZC copy /mnt/f --to /dev/nbd0 > /tmp/c3 2>&1 & cp=$!
+sleep 3
+t0=$(now_us)
+kill -9 $cp; wait $cp
+dt=$(( ($(now_us) - t0) / 1000 ))
+check "kill -9 of a copy stuck on a stalled NBD server returns at once (${dt} ms)" test $dt -lt 3000
+check "the source stays write-denied while the killed copy's bios are out" \
+	sh -c '! truncate -s 0 /mnt/f 2> /tmp/tr.err && grep -q "Text file busy" /tmp/tr.err'
+check "rmmod pmem_zc refused while they are out" sh -c '! rmmod pmem_zc 2> /dev/null'
+touch /work/A.resume
+check "the source is writable again once the bios ended" wait_for 60 truncate -s 0 /mnt/f
+check "no page referenced after the killed copy" wait_value 30 /sys/block/pmem0/prd/pages_referenced 0
+nbd-client -d /dev/nbd0 > /dev/null
+umount /mnt
 touch /work/A.done
 
 cat /sys/class/misc/pmem_zc/stats/err_net /sys/class/misc/pmem_zc/stats/err_io > /work/errs
-check "no page referenced after the failed copy" wait_value 30 /sys/block/pmem0/prd/pages_referenced 0
 rmmod pmem_zc || fail "rmmod pmem_zc after the faults"
 rmmod prd || fail "rmmod prd after the faults"
 echo "both modules unloaded"

@@ -8,7 +8,9 @@
 # signal (SA_RESTART handler) reports what it queued and is never restarted:
 # the receiver gets each byte once; one interrupted before it queued
 # anything restarts, as send(2); SO_SNDTIMEO gives the bytes queued and
-# EAGAIN. 2000 one-bio copies in a row complete without a KASAN report.
+# EAGAIN. 2000 one-bio copies in a row complete without a KASAN report. An
+# rmmod right after a copy whose end a debug knob holds 300 ms waits for it
+# (no code of the module runs on freed text).
 TEST_TIMEOUT=900
 
 test_run() {
@@ -89,6 +91,18 @@ echo "ok - SO_SNDTIMEO: $q bytes queued and reported with EAGAIN"
 # 6. one-bio copies racing their completions
 $BIN/zc_copyloop /dev/pmem0 /dev/vda 2000 || fail "copy loop"
 echo "ok - 2000 one-bio copies"
+
+# 7. module exit and a copy's last code: a debug knob keeps the copy's
+# end running 300 ms after the caller was woken; an rmmod right after the
+# copy must wait for it (a loop target: the completion in process context)
+truncate -s 64M /tmp/loop.img && losetup /dev/loop2 /tmp/loop.img || fail "loop2"
+ok7=1
+for i in 1 2 3 4 5; do
+	rmmod pmem_zc && $INSMOD $ZC_KO debug_copy_end_delay_ms=300 || { ok7=0; break; }
+	$ZC copy /dev/pmem0 --length 1M --to /dev/loop2 > /tmp/out 2>&1 || { cat /tmp/out; ok7=0; break; }
+done
+check "rmmod right after a copy whose end is held 300 ms: 5 times, no fault" test $ok7 = 1
+losetup -d /dev/loop2
 rmmod pmem_zc && rmmod prd || fail "unload"
 JOB
 	vm_run A "$T" A.job 800 || return 1

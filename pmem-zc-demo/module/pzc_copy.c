@@ -10,85 +10,133 @@
  * range invalidated after, so that a later buffered read sees the copy.
  * Offsets and length are multiples of the target's logical block size.
  *
- * Lifetime: the copy is refcounted; the submitter holds one reference and
- * every bio one. A completing bio records its status, wakes the submitter
- * and drops its reference as its very last access, so the copy outlives
- * the completion of each of its bios. The ioctl waits for all of them: the
- * pages of a bio are pmem pages that nothing else keeps mapped.
+ * Lifetime: no code of this module runs when a bio ends. The bios of a
+ * batch (up to PZC_BATCH_BIOS) are chained (blk_next_bio()) to its last
+ * one, which a work item submits with submit_bio_wait(): completions run
+ * in the block layer only, and module exit drains the workqueue, so no
+ * completion can run on freed module text. The caller waits for each batch
+ * killably. When a fatal signal ends the wait, the work item takes the
+ * copy over: the source stays held (a file source write-denied), and the
+ * target, the copy and the module with it, until the last bio of the batch
+ * has ended, since the bios reference pmem pages without holding them.
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/fsnotify.h>
+#include <linux/module.h>
 #include <linux/pagemap.h>
-#include <linux/refcount.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/uio.h>
 #include "prd.h"
 #include "pzc.h"
 
+static unsigned int debug_copy_end_delay_ms;
+module_param(debug_copy_end_delay_ms, uint, 0600);
+MODULE_PARM_DESC(debug_copy_end_delay_ms, "Test knob: ms a copy's last code sleeps after it woke the caller, the window module exit must wait for (default 0)");
+
 #define PZC_BIO_BYTES		SZ_1M	/* bytes per bio */
-#define PZC_BIOS_IN_FLIGHT	8
+#define PZC_BATCH_BIOS		8	/* bios chained and waited for at once */
+#define PZC_BATCH_PAGES		(PZC_BATCH_BIOS * (PZC_BIO_BYTES / PAGE_SIZE))
 
 /**
  * struct pzc_copy_op - one copy
- * @ref: the submitter, plus one per bio in flight
- * @inflight: bios in flight
- * @wait: a bio ended
- * @status: the first error of a bio
- * @bounce: bio pages are bounce pages, freed with the bio
+ * @work: submits the batch's last bio and waits for the whole batch
+ * @batch_done: the batch ended (the caller's wait)
+ * @lock: @batch and @abandoned
+ * @batch: the batch's last bio, the parent of the others; NULL once ended
+ * @abandoned: the caller was killed: the work item releases the copy
+ * @status: of the last batch, -errno
+ * @src: the source, held until the last bio ended
+ * @dst_file: the target
+ * @first: first page of the target's cache the copy covers
+ * @last: last page of it
+ * @bounce: bio pages are bounce pages: @pages, freed by the work item
+ * @nr_pages: bounce pages of the batch
+ * @pages: the bounce pages
  */
 struct pzc_copy_op {
-	refcount_t		ref;
-	atomic_t		inflight;
-	wait_queue_head_t	wait;
-	blk_status_t		status;
+	struct work_struct	work;
+	struct completion	batch_done;
+	spinlock_t		lock;
+	struct bio		*batch;
+	bool			abandoned;
+	int			status;
+	struct pzc_src		src;
+	struct file		*dst_file;
+	pgoff_t			first;
+	pgoff_t			last;
 	bool			bounce;
+	unsigned int		nr_pages;
+	struct page		*pages[];
 };
 
-static void pzc_copy_put(struct pzc_copy_op *op)
+/* Let go of the copy: target, source, the op and its module reference. */
+static void pzc_copy_release(struct pzc_copy_op *op)
 {
-	if (refcount_dec_and_test(&op->ref))
-		kfree(op);
+	/* as an O_DIRECT write: the cache of the range is dropped after */
+	invalidate_inode_pages2_range(op->dst_file->f_mapping, op->first,
+				      op->last);
+	fput(op->dst_file);
+	pzc_src_put(&op->src);
+	kvfree(op);
+	module_put(THIS_MODULE);
 }
 
-/* May run in interrupt context. */
-static void pzc_bio_end(struct bio *bio)
+/* The batch: submitted and waited for here, never in a bio completion. */
+static void pzc_copy_batch_work(struct work_struct *work)
 {
-	struct pzc_copy_op *op = bio->bi_private;
-	struct bvec_iter_all iter;
-	struct bio_vec *bv;
+	struct pzc_copy_op *op = container_of(work, struct pzc_copy_op, work);
+	bool abandoned;
+	int status;
 
-	if (bio->bi_status)
-		cmpxchg(&op->status, BLK_STS_OK, bio->bi_status);
-	if (op->bounce)
-		bio_for_each_segment_all(bv, bio, iter)
-			__free_page(bv->bv_page);
-	bio_put(bio);
-	atomic_dec(&op->inflight);
-	wake_up(&op->wait);
-	/* the last access: the submitter may free the op right after */
-	pzc_copy_put(op);
-}
-
-static void pzc_bio_submit(struct pzc_copy_op *op, struct bio *bio, u64 *bios)
-{
-	/* pieces are multiples of the target's logical block: so are bios */
-	if (WARN_ON_ONCE(bio->bi_iter.bi_size &
-			 (bdev_logical_block_size(bio->bi_bdev) - 1))) {
-		bio->bi_status = BLK_STS_IOERR;
-		refcount_inc(&op->ref);
-		atomic_inc(&op->inflight);
-		bio_endio(bio);
+	status = submit_bio_wait(op->batch);
+	bio_put(op->batch);
+	while (op->nr_pages)
+		__free_page(op->pages[--op->nr_pages]);
+	spin_lock(&op->lock);
+	op->batch = NULL;
+	op->status = status;
+	abandoned = op->abandoned;
+	spin_unlock(&op->lock);
+	if (abandoned) {
+		pzc_copy_release(op);
 		return;
 	}
-	refcount_inc(&op->ref);
-	atomic_inc(&op->inflight);
-	(*bios)++;
-	pzc_stat_add(PZC_BIOS, 1);
-	submit_bio(bio);
+	/* the last access: the caller owns the op once woken */
+	complete(&op->batch_done);
+	/* module exit waits for us (destroy_workqueue()), however late */
+	if (debug_copy_end_delay_ms)
+		msleep(debug_copy_end_delay_ms);
+}
+
+/*
+ * Hand the batch ending in @bio to the work item and wait for it. Return:
+ * 0 (the batch's status in @op->status), or -EINTR when a fatal signal
+ * ended the wait: the op is the work item's then, and must not be touched.
+ */
+static int pzc_copy_batch_wait(struct pzc_copy_op *op, struct bio *bio)
+{
+	op->batch = bio;
+	reinit_completion(&op->batch_done);
+	queue_work(pzc_wq, &op->work);
+	if (!wait_for_completion_killable(&op->batch_done))
+		return 0;
+	spin_lock(&op->lock);
+	if (op->batch) {
+		op->abandoned = true;
+		spin_unlock(&op->lock);
+		return -EINTR;
+	}
+	spin_unlock(&op->lock);
+	/* the batch has ended, its completion is on its way */
+	wait_for_completion(&op->batch_done);
+	return 0;
 }
 
 /* the page of @len bytes of @ext, or a bounce page holding them */
@@ -114,6 +162,7 @@ static struct page *pzc_copy_page(struct pzc_copy_op *op,
 		*err = -EIO;
 		return NULL;
 	}
+	op->pages[op->nr_pages++] = page;	/* freed once the batch ended */
 	return page;
 }
 
@@ -171,68 +220,72 @@ out:
 }
 
 /*
- * Submit bios for [@a->offset, + @a->length). Return: bytes submitted;
- * @err says why they are fewer.
+ * A new bio of the batch, writing at @done bytes into the target, chained
+ * to @bio, which is submitted.
  */
-static u64 pzc_copy_loop(struct pzc_copy_op *op, struct pzc_src *src,
-			 struct block_device *dst, struct pmem_zc_copy *a,
-			 int *err)
+static struct bio *pzc_copy_next_bio(struct bio *bio, struct block_device *dst,
+				     struct pmem_zc_copy *a, u64 done)
 {
-	struct pzc_extent ext = {};
+	a->bios++;
+	pzc_stat_add(PZC_BIOS, 1);
+	bio = blk_next_bio(bio, dst, BIO_MAX_VECS, REQ_OP_WRITE, GFP_KERNEL);
+	bio->bi_iter.bi_sector = (a->dst_offset + done) >> SECTOR_SHIFT;
+	return bio;
+}
+
+/*
+ * One batch of bios for [@*pos, @end), chained: @*pos and @*done advance
+ * by what the batch covers. Return: the batch's last bio, to submit and
+ * wait for, or NULL when nothing was added (@err says why). No bio is
+ * ever left empty.
+ */
+static struct bio *pzc_copy_batch(struct pzc_copy_op *op, struct pzc_src *src,
+				  struct block_device *dst,
+				  struct pmem_zc_copy *a, struct pzc_extent *ext,
+				  u64 *pos, u64 end, u64 *done, int *err)
+{
+	unsigned int off, len, nr_bios = 0;
 	struct bio *bio = NULL;
-	u64 pos = a->offset, end = a->offset + a->length, done = 0;
-	unsigned int off, len;
 	struct page *page;
+	bool new_bio;
 
 	*err = 0;
-	while (pos < end) {
-		if (!ext.len) {
-			*err = pzc_src_extent(src, pos, end - pos, &ext);
+	while (*pos < end && op->nr_pages < PZC_BATCH_PAGES) {
+		if (!ext->len) {
+			*err = pzc_src_extent(src, *pos, end - *pos, ext);
 			if (*err)
 				break;
 		}
 		/* the piece of the extent that lies in one page */
-		off = ext.kaddr ? offset_in_page(ext.kaddr) : pos & ~PAGE_MASK;
-		len = min_t(u64, ext.len, PAGE_SIZE - off);
-		page = pzc_copy_page(op, &ext, off, len, err);
+		off = ext->kaddr ? offset_in_page(ext->kaddr) : *pos & ~PAGE_MASK;
+		len = min_t(u64, ext->len, PAGE_SIZE - off);
+		new_bio = !bio || bio->bi_iter.bi_size >= PZC_BIO_BYTES ||
+			  bio->bi_vcnt >= bio->bi_max_vecs;
+		if (new_bio && nr_bios == PZC_BATCH_BIOS)
+			break;
+		page = pzc_copy_page(op, ext, off, len, err);
 		if (!page)
 			break;
-		if (bio && (bio->bi_iter.bi_size >= PZC_BIO_BYTES ||
-			    bio_add_page(bio, page, len, off) != len)) {
-			pzc_bio_submit(op, bio, &a->bios);
-			bio = NULL;
+		if (new_bio) {
+			bio = pzc_copy_next_bio(bio, dst, a, *done);
+			nr_bios++;
 		}
-		if (!bio) {
-			wait_event(op->wait, atomic_read(&op->inflight) <
-					     PZC_BIOS_IN_FLIGHT);
-			bio = bio_alloc(dst, BIO_MAX_VECS, REQ_OP_WRITE,
-					GFP_KERNEL);
-			bio->bi_iter.bi_sector = (a->dst_offset + done) >>
-						 SECTOR_SHIFT;
-			bio->bi_end_io = pzc_bio_end;
-			bio->bi_private = op;
-			__bio_add_page(bio, page, len, off);
+		__bio_add_page(bio, page, len, off);
+		*pos += len;
+		*done += len;
+		ext->len -= len;
+		if (ext->kaddr) {
+			ext->kaddr += len;
+			if (!offset_in_page(ext->kaddr))
+				ext->pfn++;
 		}
-		pos += len;
-		done += len;
-		ext.len -= len;
 		cond_resched();
-		if (ext.kaddr) {
-			ext.kaddr += len;
-			if (!offset_in_page(ext.kaddr))
-				ext.pfn++;
-		}
-		if (signal_pending(current) && pos < end) {
+		if (signal_pending(current) && *pos < end) {
 			*err = -EINTR;
 			break;
 		}
 	}
-	if (bio) {
-		if (!*err && (a->flags & PMEM_ZC_F_FUA))
-			bio->bi_opf |= REQ_FUA;
-		pzc_bio_submit(op, bio, &a->bios);
-	}
-	return done;
+	return bio;
 }
 
 /**
@@ -242,63 +295,66 @@ static u64 pzc_copy_loop(struct pzc_copy_op *op, struct pzc_src *src,
  * Return: 0 when bytes were written (@a->error says why not all, e.g. a
  * signal), -errno when the copy failed: nothing was written, or a bio
  * failed (the target range is then undefined, as after a failed write(2)).
+ * A fatal signal returns -EINTR at once; the copy lets go of its source and
+ * target when its bios have ended.
  */
 long pzc_copy(struct pmem_zc_copy *a)
 {
-	struct address_space *mapping;
+	u64 pos = a->offset, end = a->offset + a->length, done = 0;
+	struct pzc_extent ext = {};
 	struct pzc_copy_op *op;
-	struct file *dst_file;
 	struct block_device *dst;
-	struct pzc_src src;
-	pgoff_t first, last;
+	struct bio *bio;
 	bool bounce;
-	u64 done;
-	int err, ret;
+	int err = 0, ret;
 
 	if ((a->offset | a->length | a->dst_offset) & (SECTOR_SIZE - 1))
 		return -EINVAL;
-	ret = pzc_src_get(&src, a->src_fd, a->offset, a->length);
+	op = kvzalloc(struct_size(op, pages, PZC_BATCH_PAGES), GFP_KERNEL);
+	if (!op)
+		return -ENOMEM;
+	ret = pzc_src_get(&op->src, a->src_fd, a->offset, a->length);
 	if (ret)
 		goto out_src;
-	dst_file = pzc_copy_target(a, &src, &ret);
-	if (!dst_file)
+	op->dst_file = pzc_copy_target(a, &op->src, &ret);
+	if (!op->dst_file)
 		goto out_src;
-	dst = I_BDEV(dst_file->f_mapping->host);
-	mapping = dst_file->f_mapping;
-	first = a->dst_offset >> PAGE_SHIFT;
-	last = (a->dst_offset + a->length - 1) >> PAGE_SHIFT;
+	dst = I_BDEV(op->dst_file->f_mapping->host);
+	op->first = a->dst_offset >> PAGE_SHIFT;
+	op->last = (a->dst_offset + a->length - 1) >> PAGE_SHIFT;
 	/* as an O_DIRECT write: no dirty cached page may land on the copy */
-	ret = filemap_write_and_wait_range(mapping, a->dst_offset,
+	ret = filemap_write_and_wait_range(op->dst_file->f_mapping,
+					   a->dst_offset,
 					   a->dst_offset + a->length - 1);
 	if (ret)
 		goto out_dst;
 
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
-	if (!op) {
-		ret = -ENOMEM;
-		goto out_dst;
-	}
-	refcount_set(&op->ref, 1);
-	init_waitqueue_head(&op->wait);
-	bounce = (a->flags & PMEM_ZC_F_COPY) || src.mode == PRD_PAGES_NONE;
+	INIT_WORK(&op->work, pzc_copy_batch_work);
+	init_completion(&op->batch_done);
+	spin_lock_init(&op->lock);
+	bounce = (a->flags & PMEM_ZC_F_COPY) || op->src.mode == PRD_PAGES_NONE;
 	op->bounce = bounce;
+	__module_get(THIS_MODULE);	/* until pzc_copy_release() */
 	pzc_stat_add(PZC_COPIES, 1);
 
-	done = pzc_copy_loop(op, &src, dst, a, &err);
-	/* bios reference the pages without holding them: wait for them all */
-	wait_event(op->wait, !atomic_read(&op->inflight));
-	if (op->status) {
-		err = blk_status_to_errno(op->status);
-		done = 0;
+	while (pos < end && !err) {
+		bio = pzc_copy_batch(op, &op->src, dst, a, &ext, &pos, end,
+				     &done, &err);
+		if (!bio)
+			break;
+		if (pos == end && !err && (a->flags & PMEM_ZC_F_FUA))
+			bio->bi_opf |= REQ_FUA;
+		if (pzc_copy_batch_wait(op, bio))
+			return -EINTR;	/* killed: the work item lets go */
+		if (op->status) {
+			err = op->status;
+			done = 0;
+		}
 	}
-	pzc_copy_put(op);
 	if (done && !err && (a->flags & PMEM_ZC_F_FLUSH))
 		err = blkdev_issue_flush(dst);
-	invalidate_inode_pages2_range(mapping, first, last);
-	if (done)
-		fsnotify_modify(dst_file);
-
 	if (done) {
+		fsnotify_modify(op->dst_file);
 		a->bytes_done = done;
 		if (bounce)
 			a->bytes_copied = done;
@@ -310,9 +366,13 @@ long pzc_copy(struct pmem_zc_copy *a)
 	} else {
 		ret = err ? err : -EIO;
 	}
+	pzc_copy_release(op);
+	return ret;
+
 out_dst:
-	fput(dst_file);
+	fput(op->dst_file);
 out_src:
-	pzc_src_put(&src);
+	pzc_src_put(&op->src);
+	kvfree(op);
 	return ret;
 }
