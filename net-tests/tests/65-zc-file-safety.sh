@@ -127,6 +127,7 @@ umount /mnt
 mount -o data=journal /dev/pmem0 /mnt || fail "data=journal"
 head -c 65536 /dev/urandom > /mnt/dj && sync
 check "data=journal: a file without the +j flag is refused" refused /mnt/dj
+umount /mnt
 # XFS shares extents (FIDEDUPERANGE needs no writer): no file of it is a
 # source, a reflinked one (bmap() 0) as little as a plain one
 mkfs.xfs -q -f -m reflink=1 /dev/pmem0 && mount /dev/pmem0 /mnt2 || fail "xfs"

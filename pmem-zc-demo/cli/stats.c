@@ -38,7 +38,11 @@ static int stats_one(const char *dir, const char *name)
 		close(fd);
 	}
 	if (len < 0) {
-		pr_err("%s: %s", path, strerror(errno));
+		if (errno == EACCES)
+			pr_err("%s: %s (the counters are root's only: they show every user's traffic)",
+			       dir, strerror(errno));
+		else
+			pr_err("%s: %s", path, strerror(errno));
 		return -1;
 	}
 	while (len && isspace((unsigned char)val[len - 1]))
@@ -78,7 +82,7 @@ int cmd_stats(int argc, char **argv)
 		return RC_FAIL;
 	}
 	for (i = 0; i < n; i++) {
-		if (stats_one(dir, ents[i]->d_name))
+		if (ret != RC_FAIL && stats_one(dir, ents[i]->d_name))
 			ret = RC_FAIL;
 		free(ents[i]);
 	}

@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include "xfer.h"
 
@@ -78,9 +80,13 @@ const char *xfer_name(const struct xfer *x)
 
 bool xfer_file_is_source(const struct xfer *x, int fd)
 {
+	struct statfs sfs;
 	struct statx stx;
 
 	(void)x;
+	/* the module takes DAX files of ext2/3/4 (one magic) only */
+	if (!fstatfs(fd, &sfs) && sfs.f_type != EXT4_SUPER_MAGIC)
+		return false;
 	if (statx(fd, "", AT_EMPTY_PATH, 0, &stx))
 		return true;
 	return !(stx.stx_attributes_mask & STATX_ATTR_DAX) ||

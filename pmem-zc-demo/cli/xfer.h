@@ -40,8 +40,8 @@ int xfer_send(struct xfer *x, struct pmem_zc_send *s);
 /*
  * Whether the module may take the regular file @fd as a source, as far as
  * user space can tell without a call that the module would count as
- * failed: only a DAX file (STATX_ATTR_DAX) can be one; where the kernel
- * does not say, the module decides. The fake takes every file.
+ * failed: only a DAX file (STATX_ATTR_DAX) on ext2/3/4 can be one; where
+ * the kernel does not say, the module decides. The fake takes every file.
  */
 bool xfer_file_is_source(const struct xfer *x, int fd);
 

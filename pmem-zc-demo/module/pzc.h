@@ -113,5 +113,7 @@ int pzc_src_extent(struct pzc_src *src, u64 pos, u64 len,
 
 long pzc_send(struct pzc_ctx *ctx, struct pmem_zc_send *a);
 long pzc_copy(struct pmem_zc_copy *a);
+int pzc_copy_init(void);
+void pzc_copy_exit(void);
 
 #endif /* PZC_H */

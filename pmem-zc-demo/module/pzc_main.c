@@ -521,9 +521,18 @@ static int __init pzc_init(void)
 	pzc_wq = alloc_workqueue("pmem_zc", 0, 0);
 	if (!pzc_wq)
 		return -ENOMEM;
+	ret = pzc_copy_init();
+	if (ret)
+		goto out_wq;
 	ret = misc_register(&pzc_misc);
 	if (ret)
-		destroy_workqueue(pzc_wq);
+		goto out_copy;
+	return 0;
+
+out_copy:
+	pzc_copy_exit();
+out_wq:
+	destroy_workqueue(pzc_wq);
 	return ret;
 }
 
@@ -537,6 +546,8 @@ static void __exit pzc_exit(void)
 	 * it: drain the one, wait an RCU grace period for the other.
 	 */
 	destroy_workqueue(pzc_wq);
+	/* and every copy one until its release, which may be returning */
+	pzc_copy_exit();
 	synchronize_rcu();
 }
 

@@ -37,6 +37,7 @@
  * return instructions.
  */
 #include <linux/bvec.h>
+#include <linux/fsnotify.h>
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
@@ -368,25 +369,31 @@ long pzc_send(struct pzc_ctx *ctx, struct pmem_zc_send *a)
 	op->ubuf.callback = pzc_send_callback;
 	op->ubuf.flags = SKBFL_ZEROCOPY_FRAG | SKBFL_DONT_ORPHAN;
 	refcount_set(&op->ubuf.refcnt, 1);
-	pzc_stat_add(PZC_SENDS, 1);
 	pzc_stat_add(PZC_OPS_INFLIGHT, 1);
 
 	queued = pzc_send_loop(op, sock, a->offset, admitted, a->flags, &err);
 	if (!err && admitted < a->length)
 		err = -ENOBUFS;		/* the cap let only part of it in */
-	spin_lock(&ctx->lock);
-	a->cookie = ++ctx->next_cookie;
-	spin_unlock(&ctx->lock);
-	op->done.rec.cookie = a->cookie;
 	op->done.rec.user_data = a->user_data;
 	op->done.rec.bytes = queued;
 	if (queued < admitted)
 		pzc_ctx_unadmit(ctx, admitted, queued);
 	if (!queued) {
+		/*
+		 * Nothing happened that a restart would repeat: no count, no
+		 * cookie, no access event, and the source let go now (no skb
+		 * has its pages), not when the silent op's work runs.
+		 */
 		op->silent = true;
-		a->cookie = 0;
+		pzc_src_put(&op->src);
 		ret = err;	/* -ERESTARTSYS: restarted under SA_RESTART, as send(2) */
 	} else {
+		pzc_stat_add(PZC_SENDS, 1);
+		fsnotify_access(op->src.file);
+		spin_lock(&ctx->lock);
+		a->cookie = ++ctx->next_cookie;
+		spin_unlock(&ctx->lock);
+		op->done.rec.cookie = a->cookie;
 		a->bytes_queued = queued;
 		a->error = err == -ERESTARTSYS ? EINTR : -err;
 		ret = 0;

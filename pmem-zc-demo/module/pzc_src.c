@@ -5,8 +5,8 @@
  * are in flight.
  *
  * A source passes the checks read(2) would make (FMODE_READ,
- * rw_verify_area(): LSM hooks and fanotify permission events) and is
- * reported to fsnotify as accessed. Its bytes are read where they lie on
+ * rw_verify_area(): LSM hooks and fanotify permission events); the caller
+ * reports it to fsnotify as accessed once bytes of it moved. Its bytes are read where they lie on
  * pmem, by prd_direct_access(); so dirty page cache is written back first
  * (sync_blockdev() of a disk, vfs_fsync() of a file).
  *
@@ -158,7 +158,6 @@ int pzc_src_get(struct pzc_src *src, int fd, u64 offset, u64 length)
 		if (ret)
 			return ret;
 	}
-	fsnotify_access(src->file);
 	return 0;
 }
 
@@ -232,9 +231,10 @@ int pzc_src_extent(struct pzc_src *src, u64 pos, u64 len,
 		 * remembered, so a large one costs one lookup, not one a page.
 		 */
 		if (!src->seek) {
+			/* the opener's credentials: copies run in a worker */
 			priv = dentry_open(&src->file->f_path,
 					   O_RDONLY | O_LARGEFILE,
-					   current_cred());
+					   src->file->f_cred);
 			if (IS_ERR(priv))
 				return PTR_ERR(priv);
 			src->seek = priv;
