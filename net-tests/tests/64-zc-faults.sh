@@ -69,14 +69,17 @@ check "no page referenced after the failed copy" wait_value 30 /sys/block/pmem0/
 # once, and the copy lives on until its bios end: the source file stays
 # write-denied (its blocks are under the bios) and pmem_zc pinned
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt && mount -o dax /dev/pmem0 /mnt &&
-	head -c $((64 << 20)) /dev/urandom > /mnt/f && sync || fail "ext4 -o dax"
+	head -c $((128 << 20)) /dev/urandom > /mnt/f && sync || fail "ext4 -o dax"
 touch /work/A.nbd-again
 wait_work B.ready2 120 || fail "B's nbd-server not back"
 nbd_attach $PEER_B || fail "nbd-client again"
+# the partition scan's read done, so that opening the disk cannot stall
+/usr/bin/dd if=/dev/nbd0 of=/dev/null bs=4k count=1 status=none || fail "read nbd0"
+$ZC copy /mnt/f --to /dev/nbd0 > /tmp/c3 2>&1 & cp=$!
 touch /work/A.stall
 wait_work B.stopped 60 || fail "B did not stop nbd-server"
-$ZC copy /mnt/f --to /dev/nbd0 > /tmp/c3 2>&1 & cp=$!
 sleep 3
+kill -0 $cp 2> /dev/null || fail "the copy ended before nbd-server stopped: $(cat /tmp/c3)"
 t0=$(now_us)
 kill -9 $cp; wait $cp
 dt=$(( ($(now_us) - t0) / 1000 ))
