@@ -97,7 +97,7 @@ static const struct {
 	{ ENOTTY,	"not the pmem_zc device, or a module with another ABI" },
 	{ ETXTBSY,	"the file is open for writing, or the target is active swap" },
 	{ EPERM,	"the file belongs to another user" },
-	{ EOPNOTSUPP,	"not a DAX file on ext4 (mount -o dax; not verity, encrypted, journalled or inline)" },
+	{ EOPNOTSUPP,	"not a DAX file on ext2/3/4 (mount -o dax; not verity, encrypted, journalled or inline)" },
 	{ EIO,		"bad blocks in the source" },
 	{ ENOBUFS,	"too many bytes in flight for this file or user" },
 	{ EAGAIN,	"the socket buffer is full (the peer stopped reading)" },

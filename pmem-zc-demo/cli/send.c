@@ -158,8 +158,9 @@ static int send_run(struct send_job *j)
 }
 
 static const char send_more[] =
-"SRC is a prd disk or partition (/dev/pmem0, /dev/pmem0p1) or a regular\n"
-"file on a filesystem on one. Sizes: decimal or 0x hex, optional K/M/G/T\n"
+"SRC is a prd disk or partition (/dev/pmem0, /dev/pmem0p1) or a DAX file\n"
+"on ext2/3/4 on one (mount -o dax, pages=devmap). Sizes: decimal or 0x\n"
+"hex, optional K/M/G/T\n"
 "suffix (1024-based). Each send returns once its bytes are queued; its\n"
 "completion comes when the peer has acknowledged them. pmem-zc waits for\n"
 "all of them before it exits, at most --timeout for each.\n"

@@ -502,8 +502,8 @@ static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
 static const char serve_about[] =
 "Serve the regular files under DIR over HTTP/1.1 (GET and HEAD), the\n"
 "bodies sent zero-copy from pmem by PMEM_ZC_IOC_SEND; files the module\n"
-"cannot send (not on a prd disk, open for writing...) and all files with\n"
-"--copy go by sendfile(2) and count as copied.";
+"cannot send (not DAX on ext2/3/4 on a prd disk, open for writing...) and\n"
+"all files with --copy go by sendfile(2) and count as copied.";
 
 static const char serve_more[] =
 "Sizes: decimal or 0x hex, optional K/M/G/T. Durations: decimal, optional\n"

@@ -115,7 +115,7 @@ static int pzc_src_get_file(struct pzc_src *src)
  *
  * Return: 0; -EBADF (not open for reading), -ENODEV (not a prd disk or a
  * file on one), -EPERM (a file not the caller's), -ETXTBSY (a file open for
- * writing), -EOPNOTSUPP (not a DAX file on ext4), -EISDIR, -EINVAL, -ERANGE (beyond
+ * writing), -EOPNOTSUPP (not a DAX file on ext2/3/4), -EISDIR, -EINVAL, -ERANGE (beyond
  * the end), or what rw_verify_area() or a writeback said.
  */
 int pzc_src_get(struct pzc_src *src, int fd, u64 offset, u64 length)

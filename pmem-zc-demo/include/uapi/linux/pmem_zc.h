@@ -2,11 +2,14 @@
 /*
  * pmem_zc: zero-copy I/O from persistent memory, user-space ABI.
  *
- * The source of an operation is a prd disk or partition, or a regular file
- * on an ext2/3/4 filesystem on one (EOPNOTSUPP for other filesystems, and
- * for encrypted files, inline data and journalled data); its bytes leave as
- * the pmem pages themselves (by reference) when the disk has struct pages,
- * and by copy otherwise or with PMEM_ZC_F_COPY. A file source must be the
+ * The source of an operation is a prd disk or partition, or a DAX file on
+ * an ext2/3/4 filesystem on one (ENODEV for a file not on a prd disk,
+ * EOPNOTSUPP for other filesystems and for files that are not DAX: under
+ * pages=sparse or pages=none, without -o dax, and the fs-verity, encrypted,
+ * journalled and inline-data files, which ext4 never makes DAX because
+ * read(2) checks or transforms their bytes); its bytes leave as the pmem
+ * pages themselves (by reference) when the disk has struct pages, and by
+ * copy otherwise or with PMEM_ZC_F_COPY. A file source must be the
  * caller's (or CAP_SYS_RAWIO): EPERM. A disk source is read as read(2) of
  * it would be while the bytes are in flight.
  *
