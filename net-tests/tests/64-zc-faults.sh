@@ -20,7 +20,7 @@ wait_work A.copying 300 || fail "A never copied"
 sleep 3
 kill -9 $(pidof nbd-server) && touch /work/B.killed-nbd
 # 3. a stalled nbd-server (SIGSTOP), then resumed
-wait_work A.nbd-again 300 || fail "A never asked for nbd again"
+wait_work A.nbd-again 600 || fail "A never asked for nbd again"
 nbd_serve /dev/vda || fail "nbd-server again"
 touch /work/B.ready2
 wait_work A.stall 120 || fail "A never asked for the stall"

@@ -31,6 +31,19 @@ wait $srv; echo $? > /work/serve.rc
 S=/sys/class/misc/pmem_zc/stats
 check "no send in flight after the server ended" wait_value 30 $S/ops_inflight 0
 check "no page referenced after the server ended" wait_value 30 /sys/block/pmem0/prd/pages_referenced 0
+# a hole costs one private open per send, not one per page: a 64 MiB hole
+# in flight in one 16 MiB-piece send to a receiver that waits 8 s
+truncate -s 64M /mnt/hole
+socat -u TCP-LISTEN:5008,reuseaddr,bind=127.0.0.1 SYSTEM:'sleep 8; cat > /dev/null' & hr=$!
+wait_for 10 listening 5008 || fail "hole receiver"
+f0=$(cut -f1 /proc/sys/fs/file-nr)
+$ZC send /mnt/hole --inflight 1 --chunk 16M --to 127.0.0.1:5008 > /tmp/hole.out 2>&1 & hs=$!
+sleep 4
+f1=$(cut -f1 /proc/sys/fs/file-nr)
+wait $hs; wait $hr
+echo "# a hole in flight: fs/file-nr $f0 -> $f1"
+check "a send of a 64 MiB hole holds $((f1 - f0)) more open files, at most 16 (the CLI's own and one per send)" test $((f1 - f0)) -le 16
+check "the hole arrived: $(grep -o 'bytes=[0-9]*' /tmp/hole.out | head -1)" grep -q 'summary: op=send bytes=67108864 ' /tmp/hole.out
 umount /mnt && rmmod pmem_zc && rmmod prd || fail "teardown"
 JOB
 	cat > "$T/B.job" <<'JOB'
