@@ -42,7 +42,8 @@ sleep 4
 f1=$(cut -f1 /proc/sys/fs/file-nr)
 wait $hs; wait $hr
 echo "# a hole in flight: fs/file-nr $f0 -> $f1"
-check "a send of a 64 MiB hole holds $((f1 - f0)) more open files, at most 16 (the CLI's own and one per send)" test $((f1 - f0)) -le 16
+# fs/file-nr moves in steps of 32 (a per-CPU counter's batch) on one CPU
+check "a send of a 64 MiB hole in flight: fs/file-nr $f0 -> $f1, less than one step of 32 (one private open per send, not one per page)" test $((f1 - f0)) -lt 32
 check "the hole arrived: $(grep -o 'bytes=[0-9]*' /tmp/hole.out | head -1)" grep -q 'summary: op=send bytes=67108864 ' /tmp/hole.out
 umount /mnt && rmmod pmem_zc && rmmod prd || fail "teardown"
 JOB
