@@ -98,7 +98,7 @@ static const struct {
 	{ ETXTBSY,	"the file is open for writing, or the target is active swap" },
 	{ EPERM,	"the file belongs to another user" },
 	{ EOPNOTSUPP,	"not a DAX file on ext2/3/4 (mount -o dax; not verity, encrypted, journalled or inline)" },
-	{ EIO,		"bad blocks in the source" },
+	{ EIO,		"bad blocks in the source, or the target failed" },
 	{ ENOBUFS,	"too many bytes in flight for this file or user" },
 	{ EAGAIN,	"the socket buffer is full (the peer stopped reading)" },
 	{ EINTR,	"interrupted by a signal" },
