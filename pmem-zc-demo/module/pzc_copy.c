@@ -13,20 +13,20 @@
  *
  * Lifetime: no code of this module runs when a bio ends, and no caller
  * waits where it cannot be killed. A work item does the copy: it builds the
- * bios of a batch (up to PZC_BATCH_BIOS), chained (blk_next_bio()) to the
- * batch's last one, which it submits with submit_bio_wait(); completions
- * run in the block layer only, and module exit drains the workqueue. The
- * bios are charged to the caller's blkcg and carry its I/O priority, as
- * its own would; the op and bounce pages to its memory cgroup.
- * The caller checks the source and target (and writes back the target's
- * dirty cache of the range, which is not killable), queues the work and
- * waits: a
- * signal asks the work item to stop after its batch (the bytes written so
- * far are reported); a fatal signal returns at once and leaves the copy to
- * the work item, which holds the source (a file source write-denied), the
- * target and the module until its bios have ended, since they reference
- * pmem pages without holding them. Submission itself may block in the
- * target's driver (a stalled NBD server): only the work item does.
+ * bios of a batch (up to PZC_BATCH_BIOS), each chained to the next
+ * (bio_chain()) up to the batch's last one, which it submits with
+ * submit_bio_wait(); completions run in the block layer only, and module
+ * exit drains the workqueue. The bios are charged to the caller's blkcg and
+ * carry its I/O priority, as its own would; the op and bounce pages to its
+ * memory cgroup. The caller checks the source and target (and writes back
+ * the target's dirty cache of the range, which is not killable), queues the
+ * work and waits: a signal asks the work item to stop after its batch (the
+ * bytes written so far are reported); a fatal signal returns at once and
+ * leaves the copy to the work item, which holds the source (a file source
+ * write-denied), the target and the module until its bios have ended,
+ * since they reference pmem pages without holding them. Submission itself
+ * may block in the target's driver (a stalled NBD server): only the work
+ * item does.
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -85,8 +85,6 @@ static struct bio_set pzc_copy_bs;
  * @dst_file: the target
  * @css: the caller's blkcg, charged with the bios
  * @ioprio: the caller's I/O priority, the bios'
- * @first: first page of the target's cache the copy covers
- * @last: last page of it
  * @bounce: bio pages are bounce pages (@pages), freed after each batch
  * @nr_pages: bounce pages of the batch
  * @pages: the bounce pages, PZC_BATCH_PAGES (bounce copies only)
@@ -108,8 +106,6 @@ struct pzc_copy_op {
 	struct pzc_src		src;
 	struct file		*dst_file;
 	struct cgroup_subsys_state *css;
-	pgoff_t			first;
-	pgoff_t			last;
 	u16			ioprio;
 	bool			bounce;
 	unsigned int		nr_pages;
@@ -305,7 +301,7 @@ static void pzc_copy_work(struct work_struct *work)
 	struct pzc_extent ext = {};
 	struct bio *bio;
 	bool abandoned;
-	int err = 0;
+	int err = 0, ret;
 
 	kthread_associate_blkcg(op->css);
 	while (pos < end && !err) {
@@ -323,9 +319,10 @@ static void pzc_copy_work(struct work_struct *work)
 			break;
 		if (pos == end && !err && (op->flags & PMEM_ZC_F_FUA))
 			bio->bi_opf |= REQ_FUA;
-		if (submit_bio_wait(bio)) {
+		ret = submit_bio_wait(bio);
+		if (ret) {
 			/* the target range is undefined, as after write(2) */
-			err = blk_status_to_errno(bio->bi_status);
+			err = ret;
 			op->done_bytes = 0;
 		}
 		bio_put(bio);
@@ -337,8 +334,10 @@ static void pzc_copy_work(struct work_struct *work)
 	kthread_associate_blkcg(NULL);
 	op->err = err;
 	/* as an O_DIRECT write: the cache of the range is dropped after */
-	invalidate_inode_pages2_range(op->dst_file->f_mapping, op->first,
-				      op->last);
+	invalidate_inode_pages2_range(op->dst_file->f_mapping,
+				      op->dst_offset >> PAGE_SHIFT,
+				      (op->dst_offset + op->length - 1) >>
+				      PAGE_SHIFT);
 
 	spin_lock(&op->lock);
 	op->finished = true;
@@ -416,8 +415,6 @@ long pzc_copy(struct pmem_zc_copy *a)
 	op->dst_file = pzc_copy_target(a, &op->src, &ret);
 	if (!op->dst_file)
 		goto out_src;
-	op->first = a->dst_offset >> PAGE_SHIFT;
-	op->last = (a->dst_offset + a->length - 1) >> PAGE_SHIFT;
 	/* as an O_DIRECT write: no dirty cached page may land on the copy */
 	ret = filemap_write_and_wait_range(op->dst_file->f_mapping,
 					   a->dst_offset,

@@ -6,9 +6,9 @@
  *
  * A source passes the checks read(2) would make (FMODE_READ,
  * rw_verify_area(): LSM hooks and fanotify permission events); the caller
- * reports it to fsnotify as accessed once bytes of it moved. Its bytes are read where they lie on
- * pmem, by prd_direct_access(); so dirty page cache is written back first
- * (sync_blockdev() of a disk, vfs_fsync() of a file).
+ * reports it to fsnotify as accessed once bytes of it moved. Its bytes are
+ * read where they lie on pmem, by prd_direct_access(); so dirty page cache
+ * is written back first (sync_blockdev() of a disk, vfs_fsync() of a file).
  *
  * A file's blocks are found with bmap(), and bmap() gives block numbers that
  * nothing keeps stable: a truncate, a hole punch or an extent move would
@@ -115,8 +115,8 @@ static int pzc_src_get_file(struct pzc_src *src)
  *
  * Return: 0; -EBADF (not open for reading), -ENODEV (not a prd disk or a
  * file on one), -EPERM (a file not the caller's), -ETXTBSY (a file open for
- * writing), -EOPNOTSUPP (not a DAX file on ext2/3/4), -EISDIR, -EINVAL, -ERANGE (beyond
- * the end), or what rw_verify_area() or a writeback said.
+ * writing), -EOPNOTSUPP (not a DAX file on ext2/3/4), -EISDIR, -EINVAL,
+ * -ERANGE (beyond the end), or what rw_verify_area() or a writeback said.
  */
 int pzc_src_get(struct pzc_src *src, int fd, u64 offset, u64 length)
 {
