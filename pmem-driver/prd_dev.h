@@ -26,9 +26,12 @@ struct dax_device;
  *	(the info block and memmap area of a memmap=dev layout), 0 otherwise
  * @info_block: the region carries a prd info block (prd_layout.c)
  * @layout_new: a memmap=dev load found the region empty: its info block is
- *	written at commit, and its head zeroed again if the load fails
+ *	written before the disk is announced, and its head zeroed again if
+ *	the load fails before that
  * @described_by: the firmware table that describes the region as
  *	persistent memory ("ACPI NFIT" or "e820")
+ * @read_only: the firmware says the region must not be written (an NVDIMM
+ *	behind it is not armed): the disk is read-only
  * @virt_addr: kernel address of @phys_addr
  * @mode: page mode
  * @memmap_on_dev: devmap mode with the memmap in the region itself
@@ -56,6 +59,7 @@ struct prd_device {
 	bool			info_block;
 	bool			layout_new;
 	const char		*described_by;
+	bool			read_only;
 	void			*virt_addr;
 	enum prd_page_mode	mode;
 	bool			memmap_on_dev;
@@ -78,7 +82,9 @@ void prd_pages_unmap(struct prd_device *prd);
 unsigned long prd_pages_busy(struct prd_device *prd, unsigned long *under);
 
 int prd_firmware_check(struct prd_device *prd);
+int prd_layout_init(void);
 int prd_layout_read(struct prd_device *prd);
+int prd_layout_write(struct prd_device *prd);
 void prd_layout_commit(struct prd_device *prd);
 void prd_layout_undo(struct prd_device *prd);
 

@@ -21,8 +21,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/crc32.h>
+#include <linux/fault-inject.h>
 #include <linux/io.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/mm_types.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -51,6 +53,46 @@ struct prd_info_block {
 
 static_assert(sizeof(struct prd_info_block) == SZ_4K);
 static_assert(sizeof(struct page) <= PRD_MAX_STRUCT_PAGE);
+
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * fail_layout_write=<interval>,<probability>,<space>,<times> (as null_blk's
+ * fault attributes): the info block write of a new layout fails as a
+ * failed allocation or mapping would. A test of the error path only.
+ */
+static char prd_fail_layout_str[80];
+module_param_string(fail_layout_write, prd_fail_layout_str,
+		    sizeof(prd_fail_layout_str), 0444);
+MODULE_PARM_DESC(fail_layout_write, "Fault injection (kernels with CONFIG_FAULT_INJECTION): fail the info block write of a new memmap=dev layout; <interval>,<probability>,<space>,<times>");
+static DECLARE_FAULT_ATTR(prd_fail_layout);
+
+int prd_layout_init(void)
+{
+	if (prd_fail_layout_str[0] &&
+	    !setup_fault_attr(&prd_fail_layout, prd_fail_layout_str)) {
+		pr_err("fail_layout_write=%s: expected <interval>,<probability>,<space>,<times>\n",
+		       prd_fail_layout_str);
+		return -EINVAL;
+	}
+	prd_fail_layout.verbose = 1;	/* one line, no stack dump */
+	return 0;
+}
+
+static bool prd_layout_should_fail(void)
+{
+	return prd_fail_layout_str[0] && should_fail(&prd_fail_layout, 1);
+}
+#else
+int prd_layout_init(void)
+{
+	return 0;
+}
+
+static bool prd_layout_should_fail(void)
+{
+	return false;
+}
+#endif
 
 static u32 prd_info_checksum(const struct prd_info_block *ib)
 {
@@ -121,7 +163,7 @@ static int prd_info_check(struct prd_device *prd,
  * starts its disk at the recorded offset in every mode. One without gets
  * one when loaded with memmap=dev, if the area it reserves is all zeros
  * (else the load is refused: it would overwrite data): @prd->layout_new,
- * and prd_layout_commit() writes the block once the disk is announced;
+ * and prd_layout_write() writes the block before the disk is announced;
  * in the other modes its disk starts at 0.
  *
  * Return: 0, or a negative errno after one pr_err().
@@ -166,6 +208,12 @@ int prd_layout_read(struct prd_device *prd)
 		goto out_free;
 
 	/* a first memmap=dev load: the reserved area must hold nothing */
+	if (prd->read_only) {
+		pr_err("region %u is read-only (an NVDIMM behind it is not armed): memmap=dev cannot record its layout there\n",
+		       prd->id);
+		ret = -EROFS;
+		goto out_free;
+	}
 	if (offset >= prd->size) {
 		pr_err("region %u (%llu bytes) is too small for its memmap on the device (%llu bytes)\n",
 		       prd->id, prd->size, offset);
@@ -193,7 +241,7 @@ int prd_layout_read(struct prd_device *prd)
 			goto out_free;
 		}
 	}
-	/* the info block is written once the load commits */
+	/* the info block is written once the region is mapped */
 	prd->data_offset = offset;
 	prd->layout_new = true;
 out_free:
@@ -205,38 +253,57 @@ out_unmap:
 }
 
 /**
- * prd_layout_commit - record a new layout on the region
- * @prd: the region; its disk is announced
+ * prd_layout_write - record a new layout on the region
+ * @prd: the region, mapped, its disk not announced
  *
  * Writes the info block of a region that prd_layout_read() laid out anew
- * (@prd->layout_new), durably; nothing otherwise.
+ * (@prd->layout_new), durably, before anything announces the disk: a disk
+ * that went live without it would start at @prd->data_offset now and at 0
+ * under a later memmap=ram load. Nothing for other regions.
+ *
+ * Return: 0, or -ENOMEM after one pr_err(): the load fails, and
+ * prd_layout_undo() gives the head back as it was.
  */
-void prd_layout_commit(struct prd_device *prd)
+int prd_layout_write(struct prd_device *prd)
 {
 	struct prd_info_block *ib;
 	void *head;
+	int ret = 0;
 
 	if (!prd->layout_new)
-		return;
+		return 0;
 	ib = kmalloc(sizeof(*ib), GFP_KERNEL);
 	head = memremap(prd->phys_addr, SZ_4K, MEMREMAP_WB);
-	if (!ib || !head) {
-		/* the disk works; only a later load will not find the layout */
-		pr_err("region %u: cannot write its info block: a later load will refuse memmap=dev here\n",
+	if (!ib || !head || prd_layout_should_fail()) {
+		pr_err("region %u: cannot write its info block: load refused\n",
 		       prd->id);
+		ret = -ENOMEM;
 		goto out;
 	}
 	prd_info_fill(ib, prd->size);
 	memcpy_flushcache(head, ib, sizeof(*ib));
 	wmb(); /* the info block is durable before anything relies on it */
 	prd->info_block = true;
-	prd->layout_new = false;
-	pr_info("region %u: laid out for memmap=dev, disk at %llu (info block written)\n",
-		prd->id, prd->data_offset);
 out:
 	if (head)
 		memunmap(head);
 	kfree(ib);
+	return ret;
+}
+
+/**
+ * prd_layout_commit - the disk of a new layout is announced
+ * @prd: the region; its info block is written (prd_layout_write())
+ *
+ * From here the layout belongs to the disk: prd_layout_undo() leaves it.
+ */
+void prd_layout_commit(struct prd_device *prd)
+{
+	if (!prd->layout_new)
+		return;
+	prd->layout_new = false;
+	pr_info("region %u: laid out for memmap=dev, disk at %llu (info block written)\n",
+		prd->id, prd->data_offset);
 }
 
 /**
@@ -244,8 +311,8 @@ out:
  * @prd: the region, unmapped
  *
  * A region laid out anew by a load that did not commit had an all-zero
- * head, which its memmap then used: zero it again, so that the next
- * memmap=dev load finds it empty.
+ * head, which its memmap and perhaps its info block then used: zero it
+ * again, so that the next memmap=dev load finds it empty.
  */
 void prd_layout_undo(struct prd_device *prd)
 {
@@ -265,5 +332,6 @@ void prd_layout_undo(struct prd_device *prd)
 				  PAGE_SIZE);
 	wmb(); /* the head reads as empty after a crash too */
 	memunmap(head);
+	prd->info_block = false;
 	prd->layout_new = false;
 }

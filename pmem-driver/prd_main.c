@@ -97,22 +97,22 @@ static bool prd_is_bad(struct prd_device *prd, sector_t sector, u64 len)
 			       &first_bad, &num_bad);
 }
 
-/* a write of whole sectors replaces bad data: they are good again */
-static void prd_clear_bad(struct prd_device *prd, sector_t sector,
-			  unsigned int len)
-{
-	if (unlikely(prd->bb.count))
-		badblocks_clear(&prd->bb, sector, len >> SECTOR_SHIFT);
-}
-
-static void prd_write(struct prd_device *prd, struct page *page,
-		      unsigned int off, sector_t sector, unsigned int len)
+/*
+ * A bad range is not written: pmem.c clears the media error in firmware
+ * first (nvdimm_clear_poison()) and fails the write with EIO where it
+ * cannot, and prd has no way to clear one. So a bad range stays bad, and
+ * fails writes as it fails reads, until the module is unloaded.
+ */
+static blk_status_t prd_write(struct prd_device *prd, struct page *page,
+			      unsigned int off, sector_t sector,
+			      unsigned int len)
 {
 	void *dst = prd_addr(prd, sector);
 	unsigned int chunk;
 	void *mem;
 
-	prd_clear_bad(prd, sector, len);
+	if (unlikely(prd_is_bad(prd, sector, len)))
+		return BLK_STS_IOERR;
 	flush_dcache_page(page);
 	while (len) {
 		page += off >> PAGE_SHIFT;
@@ -125,6 +125,7 @@ static void prd_write(struct prd_device *prd, struct page *page,
 		dst += chunk;
 		off += chunk;
 	}
+	return BLK_STS_OK;
 }
 
 static blk_status_t prd_read(struct prd_device *prd, struct page *page,
@@ -188,12 +189,16 @@ static void prd_submit_bio(struct bio *bio)
 	if (do_acct)
 		start = bio_start_io_acct(bio);
 	bio_for_each_segment(bvec, bio, iter) {
-		if (write) {
-			prd_write(prd, bvec.bv_page, bvec.bv_offset,
-				  iter.bi_sector, bvec.bv_len);
-		} else if (prd_read(prd, bvec.bv_page, bvec.bv_offset,
-				    iter.bi_sector, bvec.bv_len)) {
-			bio->bi_status = BLK_STS_IOERR;
+		blk_status_t err;
+
+		if (write)
+			err = prd_write(prd, bvec.bv_page, bvec.bv_offset,
+					iter.bi_sector, bvec.bv_len);
+		else
+			err = prd_read(prd, bvec.bv_page, bvec.bv_offset,
+				       iter.bi_sector, bvec.bv_len);
+		if (err) {
+			bio->bi_status = err;
 			break;
 		}
 	}
@@ -214,12 +219,10 @@ static int prd_rw_page(struct block_device *bdev, sector_t sector,
 
 	if (sector + (len >> SECTOR_SHIFT) > get_capacity(bdev->bd_disk))
 		return -EIO;
-	if (op_is_write(op)) {
-		prd_write(prd, page, 0, sector, len);
-	} else if (prd_read(prd, page, 0, sector, len)) {
-		/* the core retries by bio on error: no page_endio() here */
+	/* the core retries by bio on error: no page_endio() then */
+	if (op_is_write(op) ? prd_write(prd, page, 0, sector, len) :
+			      prd_read(prd, page, 0, sector, len))
 		return -EIO;
-	}
 	page_endio(page, op_is_write(op), 0);
 	return 0;
 }
@@ -252,8 +255,6 @@ static long prd_dax_direct_access(struct dax_device *dax_dev, pgoff_t pgoff,
 	struct prd_device *prd = dax_get_private(dax_dev);
 	u64 offset = PFN_PHYS(pgoff) + prd->data_offset;
 	sector_t sector = PFN_PHYS(pgoff) >> SECTOR_SHIFT;
-	sector_t first_bad;
-	int num_bad;
 	long avail;
 
 	if (offset >= prd->size)
@@ -263,54 +264,13 @@ static long prd_dax_direct_access(struct dax_device *dax_dev, pgoff_t pgoff,
 		*kaddr = prd->virt_addr + offset;
 	if (pfn)
 		*pfn = phys_to_pfn_t(prd->phys_addr + offset, prd->pfn_flags);
-	if (prd->bb.count &&
-	    badblocks_check(&prd->bb, sector, PFN_PHYS(avail) >> SECTOR_SHIFT,
-			    &first_bad, &num_bad)) {
-		/* a fault or a read on a bad range gets SIGBUS or EIO */
-		if (mode != DAX_RECOVERY_WRITE)
-			return -EIO;
-		/*
-		 * A write may replace it (prd_dax_recovery_write()): the
-		 * whole pages before the first bad one, or the page that
-		 * holds it alone. (pmem.c rounds up, and underflows when the
-		 * bad range starts before @pgoff, which refuses writes that
-		 * could go through page by page.)
-		 */
-		if (first_bad <= sector)
-			return 1;
-		return max_t(long, 1, PHYS_PFN((u64)(first_bad - sector) <<
-					       SECTOR_SHIFT));
-	}
+	/*
+	 * A fault or a read on a bad range gets SIGBUS or EIO; a write too
+	 * (no recovery_write: prd cannot clear a bad range, see prd_write()).
+	 */
+	if (prd_is_bad(prd, sector, PFN_PHYS(avail)))
+		return -EIO;
 	return PHYS_PFN(prd->size - offset);
-}
-
-/*
- * dax_iomap_rw() calls this for a write where a DAX_ACCESS mapping failed
- * with -EIO. prd's bad blocks are records only (there is no media error to
- * clear in firmware), so a write of whole pages replaces the bad data and
- * the records go; a write of part of a bad page is refused (0), as on
- * pmem: the rest of the page would read as good while it is not.
- */
-static size_t prd_dax_recovery_write(struct dax_device *dax_dev,
-				     pgoff_t pgoff, void *addr, size_t bytes,
-				     struct iov_iter *iter)
-{
-	struct prd_device *prd = dax_get_private(dax_dev);
-	sector_t sector = PFN_PHYS(pgoff) >> SECTOR_SHIFT;
-	size_t off = offset_in_page(addr), done;
-
-	if (!prd_is_bad(prd, sector, PFN_PHYS(PFN_UP(off + bytes))))
-		return _copy_from_iter_flushcache(addr, bytes, iter);
-	if (off || !PAGE_ALIGNED(bytes)) {
-		dev_dbg(disk_to_dev(prd->disk),
-			"recovery write of %#zx bytes at page offset %#zx: not whole pages\n",
-			bytes, off);
-		return 0;
-	}
-	done = _copy_from_iter_flushcache(addr, bytes, iter);
-	/* only the sectors written in full are good now */
-	prd_clear_bad(prd, sector, round_down(done, SECTOR_SIZE));
-	return done;
 }
 
 static int prd_dax_zero_page_range(struct dax_device *dax_dev, pgoff_t pgoff,
@@ -321,6 +281,9 @@ static int prd_dax_zero_page_range(struct dax_device *dax_dev, pgoff_t pgoff,
 
 	if (PFN_PHYS(pgoff + nr_pages) > prd->size - prd->data_offset)
 		return -ERANGE;
+	/* all or nothing: a bad page fails the whole range (prd_write()) */
+	if (prd_is_bad(prd, sector, PFN_PHYS(nr_pages)))
+		return -EIO;
 	for (; nr_pages; nr_pages--, sector += PAGE_SECTORS)
 		prd_write(prd, ZERO_PAGE(0), 0, sector, PAGE_SIZE);
 	return 0;
@@ -329,7 +292,6 @@ static int prd_dax_zero_page_range(struct dax_device *dax_dev, pgoff_t pgoff,
 static const struct dax_operations prd_dax_ops = {
 	.direct_access =	prd_dax_direct_access,
 	.zero_page_range =	prd_dax_zero_page_range,
-	.recovery_write =	prd_dax_recovery_write,
 };
 
 /**
@@ -641,6 +603,8 @@ static int prd_disk_alloc(struct prd_device *prd)
 	disk->bb = &prd->bb;
 	snprintf(disk->disk_name, DISK_NAME_LEN, "%s%u", prefix, prd->id);
 	set_capacity(disk, (prd->size - prd->data_offset) >> SECTOR_SHIFT);
+	/* an unarmed NVDIMM (prd_firmware.c): as nvdimm_check_and_set_ro() */
+	set_disk_ro(disk, prd->read_only);
 
 	/* 4 KiB physical blocks so fdisk aligns partitions for direct access */
 	blk_queue_logical_block_size(disk->queue, SECTOR_SIZE);
@@ -783,8 +747,13 @@ static struct prd_device *prd_alloc(unsigned int id,
 	ret = prd_disk_alloc(prd);
 	if (ret)
 		goto out_unmap;
+	ret = prd_layout_write(prd);
+	if (ret)
+		goto out_disk;
 	return prd;
 
+out_disk:
+	prd_disk_free(prd);
 out_unmap:
 	prd_pages_unmap(prd);
 out_bb:
@@ -834,7 +803,7 @@ static int prd_parse_params(enum prd_page_mode *mode, bool *memmap_on_dev)
 		       prefix, DISK_NAME_LEN - 4);
 		return -EINVAL;
 	}
-	return 0;
+	return prd_layout_init();
 }
 
 static int __init prd_init(void)
@@ -874,16 +843,17 @@ static int __init prd_init(void)
 		}
 		prd_devs[prd_nr++] = prd;
 	}
-	/* commit: the disks announced, their layouts recorded */
+	/* commit: the disks announced, their layouts theirs */
 	for (i = 0; i < nr; i++) {
 		prd = prd_devs[i];
 		ret = device_add_disk(NULL, prd->disk, prd_attr_groups);
 		if (!ret) {
 			prd->added = true;
 			prd_layout_commit(prd);
-			pr_info("%s: %#llx+%#llx (%s) pages=%s%s, disk at %llu, memmap %llu bytes of RAM, mapped in %llu us\n",
+			pr_info("%s: %#llx+%#llx (%s%s) pages=%s%s, disk at %llu, memmap %llu bytes of RAM, mapped in %llu us\n",
 				prd->disk->disk_name, (u64)prd->phys_addr,
 				prd->size, prd->described_by,
+				prd->read_only ? ", read-only" : "",
 				prd_mode_names[mode],
 				memmap_on_dev ? " memmap=dev" : "",
 				prd->data_offset, prd->memmap_ram,

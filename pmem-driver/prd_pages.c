@@ -25,6 +25,26 @@
 #include <linux/sizes.h>
 #include "prd_dev.h"
 
+/*
+ * Pages of the region in memory sections it only partly covers. With an
+ * altmap, x86_64's vmemmap_populate() still takes the memmap of less than
+ * a section (a subsection range) from RAM, in base pages: memmap=dev puts
+ * only whole sections' memmap on the device.
+ */
+static unsigned long prd_partial_section_pages(struct prd_device *prd)
+{
+	unsigned long pfn = PHYS_PFN(prd->phys_addr);
+	unsigned long end = pfn + PHYS_PFN(prd->size);
+	unsigned long next, nr = 0;
+
+	for (; pfn < end; pfn = next) {
+		next = min(end, ALIGN(pfn + 1, PAGES_PER_SECTION));
+		if (next - pfn < PAGES_PER_SECTION)
+			nr += next - pfn;
+	}
+	return nr;
+}
+
 static int prd_devmap_map(struct prd_device *prd)
 {
 	unsigned long nr_pages = PHYS_PFN(prd->size);
@@ -53,6 +73,8 @@ static int prd_devmap_map(struct prd_device *prd)
 
 		memcpy(&pgmap->altmap, &altmap, sizeof(altmap));
 		pgmap->flags |= PGMAP_ALTMAP_VALID;
+		prd->memmap_ram = (u64)prd_partial_section_pages(prd) *
+				  sizeof(struct page);
 	} else {
 		prd->memmap_ram = (u64)nr_pages * sizeof(struct page);
 	}

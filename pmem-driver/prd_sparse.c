@@ -11,6 +11,12 @@
  *   unmap: remove_pfn_range_from_zone(), arch_remove_memory() per section,
  *          kasan_remove_zero_shadow()
  *
+ * The claim of the range (prd_claim(), held from before the map to after
+ * the unmap) keeps System RAM out of it: no region_intersects() is needed
+ * under the lock. The direct map is PAGE_KERNEL, write-back, and PAT
+ * records no memory type for the range (memremap_pages() does, with
+ * track_pfn_remap(), which is not exported): see docs/sparse-mode.md.
+ *
  * Every page then has refcount 1 (the driver's, never dropped), PG_reserved
  * and zone/node links; the sections stay offline (pfn_valid() but no
  * pfn_to_online_page(), no memory block device), so nothing can online

@@ -64,7 +64,8 @@ splat_lines() {
 
 # kernel_paths FLAVOUR: set KSRC_DIR and KBUILD_DIR, the cache folders of
 # the kernel source tree (keyed by the tarball and mm-export-patch/) and of
-# FLAVOUR's build (keyed by those, vm/config/ and vm/build-kernel.sh) for
+# FLAVOUR's build (keyed by those, the settings in vm/config/ and
+# vm/build-kernel.sh) for
 # this checkout, and KPATCHES, the series in order.
 kernel_paths() {
 	local flavour=$1 cfgdir=$PMEMZC_TOP/vm/config p srckey key
@@ -74,8 +75,10 @@ kernel_paths() {
 			! -name '*cover-letter*' -print0 2>/dev/null | sort -z)
 	srckey=$( { echo "$(basename "$PMEMZC_KSRC_TAR") $(stat -c %s "$PMEMZC_KSRC_TAR" 2>/dev/null)"
 		    for p in "${KPATCHES[@]}"; do sha256sum < "$p"; done; } | content_key)
-	key=$( { echo "$srckey"; cat "$cfgdir/base.config" "$cfgdir/$flavour.config" \
-		 "$PMEMZC_TOP/vm/build-kernel.sh"; } | content_key)
+	# (comments in the config files do not key the build)
+	key=$( { echo "$srckey"
+		 grep -hv '^[[:space:]]*\(#\|$\)' "$cfgdir/base.config" "$cfgdir/$flavour.config" || :
+		 cat "$PMEMZC_TOP/vm/build-kernel.sh"; } | content_key)
 	KSRC_DIR=$PMEMZC_CACHE/src/linux-$srckey
 	KBUILD_DIR=$PMEMZC_CACHE/build/$flavour-$key
 }

@@ -18,6 +18,8 @@ VM_MEM=${VM_MEM:-1G}
 VM_SMP=${VM_SMP:-1}
 VM_NVDIMM_SIZE=${VM_NVDIMM_SIZE:-512M}
 VM_NVDIMM_ADDR=${VM_NVDIMM_ADDR:-0x100000000}
+# more properties of the NVDIMM device (unarmed=on, ...), comma-separated
+VM_NVDIMM_OPTS=${VM_NVDIMM_OPTS:-}
 VM_DISK_SIZE=${VM_DISK_SIZE:-256M}
 VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-120}
 QEMU=${QEMU:-qemu-system-x86_64}
@@ -161,7 +163,7 @@ vm_start() {
 		[ -e "$nv" ] || truncate -s "$VM_NVDIMM_SIZE" "$nv"
 		[ -e "$disk" ] || truncate -s "$VM_DISK_SIZE" "$disk"
 		args+=(-object "memory-backend-file,id=nvmem0,share=on,mem-path=$nv,size=$VM_NVDIMM_SIZE"
-		       -device "nvdimm,id=nvdimm0,memdev=nvmem0,addr=$VM_NVDIMM_ADDR"
+		       -device "nvdimm,id=nvdimm0,memdev=nvmem0,addr=$VM_NVDIMM_ADDR${VM_NVDIMM_OPTS:+,$VM_NVDIMM_OPTS}"
 		       -drive "file=$disk,format=raw,if=virtio,cache=unsafe")
 	else
 		local disk=${VM_DISK_B:-$dir/peer.img}

@@ -1,7 +1,9 @@
 # prd in each page mode on the same NVDIMM: load, sysfs, RAM spent on the
-# memmap (sysfs and MemFree), time to map; mkfs.ext4 -b 4096 and mount -o
-# dax (refused cleanly without ZONE_DEVICE pages), files written and read
-# back; gup_test and an O_DIRECT write from a DAX mmap on fs DAX; unload.
+# memmap (sysfs and MemFree; with memmap=dev, the memmap of a partial
+# section counted as RAM), PAT's record of the region (none in sparse), time to
+# map; mkfs.ext4 -b 4096 and mount -o dax (refused cleanly without
+# ZONE_DEVICE pages), files written and read back; gup_test and an
+# O_DIRECT write from a DAX mmap on fs DAX; unload.
 TEST_TIMEOUT=900
 
 test_run() {
@@ -9,6 +11,9 @@ test_run() {
 . /top/vm/guest/lib.sh
 BIN=/top/net-tests/tools/bin
 free_kb() { awk '/^MemFree:/ {print $2}' /proc/meminfo; }
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+PAT=/sys/kernel/debug/x86/pat_memtype_list PAT_RANGE=0x0000000100000000-0x0000000120000000
+[ -r $PAT ] || fail "no $PAT"
 
 # mode: the page mode; dax: whether fs DAX must work
 check_mode() {
@@ -24,6 +29,14 @@ check_mode() {
 	echo "$name $(cat $d/memmap_ram_bytes) $((before - after)) $(cat $d/map_usecs) $(cat $d/data_offset)" >> /work/modes
 	[ "$(cat $d/pages_referenced)" = 0 ] || fail "$name: pages referenced at load"
 	[ "$(cat /sys/block/pmem0/queue/dax)" = "$dax" ] || fail "$name: queue/dax is not $dax"
+	# PAT: memremap() and memremap_pages() record the region's memory
+	# type; sparse mode records none (docs/sparse-mode.md, section 3)
+	pat=$(sed -n "s/^PAT: \[mem $PAT_RANGE\] //p" $PAT)
+	case $name in
+	sparse) [ -z "$pat" ] || fail "$name: PAT records '$pat': update docs/sparse-mode.md" ;;
+	*) [ -n "$pat" ] || fail "$name: PAT has no record of the region: $(grep "0x00000001[01]" $PAT | head -3)" ;;
+	esac
+	echo "$name: PAT record of the region: ${pat:-none}"
 
 	mkfs.ext4 -q -F -b 4096 /dev/pmem0 || fail "$name: mkfs"
 	mkdir -p /mnt
@@ -66,9 +79,25 @@ check_mode() {
 	rmmod prd || fail "$name: rmmod"
 	test ! -e /sys/block/pmem0 || fail "$name: disk left behind"
 	grep -q ' prd$' /proc/iomem && fail "$name: region still claimed"
+	grep -q "$PAT_RANGE" $PAT && fail "$name: the PAT record outlives the unload"
 	after_unload=$(free_kb)
 	echo "$name: MemFree back to $((before - after_unload)) kB below the level before load"
 }
+
+# memmap=dev puts only whole sections' memmap on the device: a region that
+# starts 2 MiB before a section boundary (on the NVDIMM still empty) has 512
+# pages' memmap in RAM
+for args in "pages=devmap memmap=dev" "pages=devmap"; do
+	$INSMOD /top/pmem-driver/prd.ko map=130M@0x117e00000 $args || fail "130M $args: insmod"
+	ram=$(cat /sys/block/pmem0/prd/memmap_ram_bytes)
+	rmmod prd || fail "130M $args: rmmod"
+	case $args in
+	*dev) want=$((512 * 64)) ;;
+	*) want=$(((130 << 8) * 64)) ;;
+	esac
+	[ "$ram" = "$want" ] || fail "130M $args: memmap_ram_bytes $ram, expected $want"
+	echo "130M $args: memmap_ram_bytes=$ram"
+done
 
 check_mode none "pages=none" 0
 check_mode sparse "pages=sparse" 0

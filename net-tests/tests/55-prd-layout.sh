@@ -3,7 +3,8 @@
 # with memmap=ram, pages=none and pages=sparse (the disk starts at the same
 # offset), and again under memmap=dev; a region that holds data but no
 # info block is refused by memmap=dev (it would be overwritten), and so is
-# a map= of another size than the one the block records.
+# a map= of another size than the one the block records; a load whose
+# info block cannot be written fails and leaves the head empty.
 TEST_TIMEOUT=600
 
 test_run() {
@@ -51,8 +52,33 @@ $INSMOD $P map=256M@0x110000000 || fail "plain reload"
 e2fsck -fn /dev/pmem0 > /tmp/fsck 2>&1 || { cat /tmp/fsck; fail "the refused load damaged the filesystem"; }
 rmmod prd
 echo "ok - memmap=dev over data without an info block refused, data untouched"
+
+# a new layout whose info block cannot be written (prd's fault attribute
+# fail_layout_write, kernels with CONFIG_FAULT_INJECTION): the load fails
+# and leaves the head as it found it, so no later load starts the disk at
+# another offset than this one would have
+if grep -aq 'parmtype=fail_layout_write' $P; then
+	$INSMOD $P map=256M@0x110000000 || fail "plain load"
+	/usr/bin/dd if=/dev/zero of=/dev/pmem0 bs=1M count=16 oflag=direct status=none || fail "zero the head"
+	rmmod prd
+	dmesg -c > /dev/null
+	$INSMOD $P map=256M@0x110000000 pages=devmap memmap=dev fail_layout_write=1,100,0,1 2>/dev/null &&
+		{ off=$(cat $D/data_offset) l=$(cat $D/layout); rmmod prd; fail "the load went on without its info block (disk at $off, layout $l)"; }
+	dmesg | grep -q 'cannot write its info block' || fail "no message on the failed write: $(dmesg | tail -2)"
+	[ ! -e /sys/block/pmem0 ] || fail "a disk is left"
+	$INSMOD $P map=256M@0x110000000 || fail "plain load after the failed one"
+	[ "$(cat $D/layout) $(cat $D/data_offset)" = "none 0" ] || fail "after the failed load: layout $(cat $D/layout), disk at $(cat $D/data_offset)"
+	cmp -s -n $((16 << 20)) /dev/pmem0 /dev/zero || fail "the failed load left its head written"
+	rmmod prd
+	$INSMOD $P map=256M@0x110000000 pages=devmap memmap=dev || fail "memmap=dev load after the failed one"
+	[ "$(cat $D/layout)" = info-block ] || fail "layout $(cat $D/layout)"
+	rmmod prd
+	echo "ok - an info block that cannot be written fails the load, the head left empty"
+else
+	echo "ok - an info block that cannot be written fails the load # SKIP prd built without CONFIG_FAULT_INJECTION (no fail_layout_write)"
+fi
 JOB
 	vm_run A "$T" A.job 500 || return 1
 	grep -a '^ok - ' "$T/A.serial.log"
-	[ "$(grep -a -c '^ok - ' "$T/A.serial.log")" = 7 ] || { echo "expected 7 parts"; return 1; }
+	[ "$(grep -a -c '^ok - ' "$T/A.serial.log")" = 8 ] || { echo "expected 8 parts"; return 1; }
 }

@@ -65,7 +65,7 @@ kill $rx 2>/dev/null; wait $rx 2>/dev/null
 [ ! -s /tmp/got ] || fail "bytes of a bad block were sent"
 $ZC copy /dev/pmem0 --offset 1M --length 4K --copy --to /dev/vda > /tmp/out 2>&1 && fail "copy --copy over bad blocks"
 grep -q 'Input/output error' /tmp/out || fail "copy --copy over bad blocks: $(cat /tmp/out)"
-/usr/bin/dd if=/dev/zero of=/dev/pmem0 bs=4k seek=256 count=1 oflag=direct status=none
+# (the record stays: prd cannot clear it; the later parts stay below 1 MiB)
 echo "ok - bounce copies of bad blocks: EIO for send and copy"
 
 # 5. signals and timeouts never duplicate bytes
