@@ -113,4 +113,5 @@ JOB
 	while read -r name ram drop us off; do
 		echo "# pages=$name: memmap $ram bytes of RAM (MemFree fell $drop kB), mapped in $us us, data offset $off"
 	done < "$T/modes"
+	grep -a -h 'PAT record\|^130M' "$T/A.serial.log" | tr -d '\r' | sed 's/^/# /'
 }
