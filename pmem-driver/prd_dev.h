@@ -9,6 +9,7 @@
 #define PRD_DEV_H
 
 #include <linux/badblocks.h>
+#include <linux/blk_types.h>
 #include <linux/memremap.h>
 #include <linux/types.h>
 #include "prd.h"
@@ -76,6 +77,12 @@ struct prd_device {
 	bool			added;
 	struct dax_device	*dax_dev;
 };
+
+/* prd_main.c: the data path */
+blk_status_t prd_read(struct prd_device *prd, struct page *page,
+		      unsigned int off, sector_t sector, unsigned int len);
+blk_status_t prd_write(struct prd_device *prd, struct page *page,
+		       unsigned int off, sector_t sector, unsigned int len);
 
 int prd_pages_map(struct prd_device *prd);
 void prd_pages_unmap(struct prd_device *prd);

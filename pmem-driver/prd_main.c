@@ -40,6 +40,7 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/uio.h>
+#include "prd_compat.h"
 #include "prd_dev.h"
 #include "prd_map.h"
 
@@ -103,9 +104,8 @@ static bool prd_is_bad(struct prd_device *prd, sector_t sector, u64 len)
  * cannot, and prd has no way to clear one. So a bad range stays bad, and
  * fails writes as it fails reads, until the module is unloaded.
  */
-static blk_status_t prd_write(struct prd_device *prd, struct page *page,
-			      unsigned int off, sector_t sector,
-			      unsigned int len)
+blk_status_t prd_write(struct prd_device *prd, struct page *page,
+		       unsigned int off, sector_t sector, unsigned int len)
 {
 	void *dst = prd_addr(prd, sector);
 	unsigned int chunk;
@@ -128,8 +128,8 @@ static blk_status_t prd_write(struct prd_device *prd, struct page *page,
 	return BLK_STS_OK;
 }
 
-static blk_status_t prd_read(struct prd_device *prd, struct page *page,
-			     unsigned int off, sector_t sector, unsigned int len)
+blk_status_t prd_read(struct prd_device *prd, struct page *page,
+		      unsigned int off, sector_t sector, unsigned int len)
 {
 	void *src = prd_addr(prd, sector);
 	unsigned long rem;
@@ -211,22 +211,6 @@ static void prd_submit_bio(struct bio *bio)
 	bio_endio(bio);
 }
 
-static int prd_rw_page(struct block_device *bdev, sector_t sector,
-		       struct page *page, enum req_op op)
-{
-	struct prd_device *prd = bdev->bd_disk->private_data;
-	unsigned int len = thp_size(page);
-
-	if (sector + (len >> SECTOR_SHIFT) > get_capacity(bdev->bd_disk))
-		return -EIO;
-	/* the core retries by bio on error: no page_endio() then */
-	if (op_is_write(op) ? prd_write(prd, page, 0, sector, len) :
-			      prd_read(prd, page, 0, sector, len))
-		return -EIO;
-	page_endio(page, op_is_write(op), 0);
-	return 0;
-}
-
 /*
  * All ones: fdisk's geometry arithmetic then gets out of the way, and the
  * 4 KiB physical blocks make it align partitions on 4 KiB (which direct
@@ -244,7 +228,7 @@ static int prd_getgeo(struct block_device *bdev, struct hd_geometry *geo)
 static const struct block_device_operations prd_fops = {
 	.owner =	THIS_MODULE,
 	.submit_bio =	prd_submit_bio,
-	.rw_page =	prd_rw_page,
+	PRD_FOPS_RW_PAGE
 	.getgeo =	prd_getgeo,
 };
 
@@ -584,7 +568,6 @@ static int prd_dax_alloc(struct prd_device *prd, struct gendisk *disk)
 		put_dax(dax_dev);
 		return ret;
 	}
-	blk_queue_flag_set(QUEUE_FLAG_DAX, disk->queue);
 	prd->dax_dev = dax_dev;
 	return 0;
 }
@@ -595,9 +578,16 @@ static int prd_disk_alloc(struct prd_device *prd)
 	struct gendisk *disk;
 	int ret;
 
-	disk = blk_alloc_disk(prd->nid);
-	if (!disk)
-		return -ENOMEM;
+	/*
+	 * The queue (prd_compat.h): 4 KiB physical blocks so fdisk aligns
+	 * partitions for direct access, a write cache, RWF_NOWAIT, and DAX
+	 * with ZONE_DEVICE pages only: fs DAX needs pte_devmap() pages
+	 * (prd_sparse.c), and in the other modes nothing could reach a DAX
+	 * device.
+	 */
+	disk = prd_compat_alloc_disk(prd->nid, prd->mode == PRD_PAGES_DEVMAP);
+	if (IS_ERR(disk))
+		return PTR_ERR(disk);
 	disk->fops = &prd_fops;
 	disk->private_data = prd;
 	disk->bb = &prd->bb;
@@ -606,24 +596,6 @@ static int prd_disk_alloc(struct prd_device *prd)
 	/* an unarmed NVDIMM (prd_firmware.c): as nvdimm_check_and_set_ro() */
 	set_disk_ro(disk, prd->read_only);
 
-	/* 4 KiB physical blocks so fdisk aligns partitions for direct access */
-	blk_queue_logical_block_size(disk->queue, SECTOR_SIZE);
-	blk_queue_physical_block_size(disk->queue, PAGE_SIZE);
-	/*
-	 * io_min 512, below the physical block: pmem has no read-modify-write
-	 * penalty. The accessor would raise it to the physical block size.
-	 */
-	disk->queue->limits.io_min = SECTOR_SIZE;
-	blk_queue_max_hw_sectors(disk->queue, UINT_MAX);
-	blk_queue_write_cache(disk->queue, true, true);
-	blk_queue_flag_set(QUEUE_FLAG_NONROT, disk->queue);
-	/* I/O never sleeps waiting for resources: RWF_NOWAIT works */
-	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, disk->queue);
-
-	/*
-	 * fs DAX needs pte_devmap() pages, ZONE_DEVICE only (prd_sparse.c):
-	 * in the other modes nothing could reach a DAX device.
-	 */
 	if (prd->mode == PRD_PAGES_DEVMAP) {
 		ret = prd_dax_alloc(prd, disk);
 		if (ret) {

@@ -45,6 +45,7 @@
 #include <linux/numa.h>
 #include <linux/pfn_t.h>
 #include <linux/range.h>
+#include "prd_compat.h"
 
 #define PRD_SECTION_BYTES	(PAGES_PER_SECTION << PAGE_SHIFT)
 
@@ -85,8 +86,8 @@ static void prd_sparse_remove_sections(struct prd_device *prd,
 				       unsigned long nr)
 {
 	while (nr--)
-		arch_remove_memory(prd->phys_addr + nr * PRD_SECTION_BYTES,
-				   PRD_SECTION_BYTES, NULL);
+		prd_compat_remove_memory(prd->phys_addr + nr * PRD_SECTION_BYTES,
+					 PRD_SECTION_BYTES);
 }
 
 int prd_sparse_map(struct prd_device *prd)

@@ -30,7 +30,7 @@ key=$( { basename "$kdir"; dpkg-query -W "${PKGS[@]}"; echo "${TOOLS[*]} $busybo
 	 cat "$0" "$PMEMZC_TOP/vm/guest/init"; } | content_key)
 # named after the kernel build, so that vm/cache.sh drop finds it
 out=$PMEMZC_CACHE/initramfs/$(basename "$kdir")-$key.cpio
-link=$PMEMZC_CACHE/initramfs-$flavour.cpio
+link=$(initramfs_link "$flavour")
 if [ -e "$out" ]; then
 	ln -sfn "$out" "$link"
 	touch "$out"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Build the guest kernel of one flavour (test|bench) in the cache.
 #
-#   vm/build-kernel.sh test|bench
+#   [PMEMZC_KERNEL=6.12|6.1] vm/build-kernel.sh test|bench
 #
-# Source: Debian's linux-source-6.1 tarball, extracted once per patch series
-# into $PMEMZC_CACHE/src/<key>, with mm-export-patch/*.patch applied in order.
+# Source: Debian's linux-source-<version> tarball, extracted once per patch
+# series into $PMEMZC_CACHE/src/linux-<version>-<key>, with
+# mm-export-patch/<version>/*.patch applied in order.
 # Config: tinyconfig + vm/config/base.config + vm/config/<flavour>.config,
 # merged by scripts/kconfig/merge_config.sh; every option of the fragments
 # must survive olddefconfig or the build stops.
@@ -18,19 +19,18 @@ set -euo pipefail
 
 flavour=${1:-test}
 case $flavour in test|bench) ;; *) die "unknown flavour '$flavour' (test|bench)";; esac
-[ -r "$PMEMZC_KSRC_TAR" ] || die "$PMEMZC_KSRC_TAR missing: apt-get install linux-source-6.1"
-
 cfgdir=$PMEMZC_TOP/vm/config
 kernel_paths "$flavour"
+[ -r "$KSRC_TAR" ] || die "$KSRC_TAR missing: apt-get install linux-source-$PMEMZC_KERNEL"
 patches=("${KPATCHES[@]}")
 src=$KSRC_DIR
 out=$KBUILD_DIR
-link=$PMEMZC_CACHE/kernel-$flavour
+link=$(kernel_link "$flavour")
 
 if [ -e "$out/.pmemzc-done" ]; then
 	ln -sfn "$out" "$link"
 	touch "$out" "$src"	# most recently used: kept by the prune
-	say "$flavour kernel up to date: $out"
+	say "$PMEMZC_KERNEL $flavour kernel up to date: $out"
 	exit 0
 fi
 
@@ -38,14 +38,14 @@ mkdir -p "$PMEMZC_CACHE/src" "$PMEMZC_CACHE/build" "$PMEMZC_CACHE/ccache"
 
 # --- source -------------------------------------------------------------
 if [ ! -e "$src/.pmemzc-done" ]; then
-	say "extracting $PMEMZC_KSRC_TAR into $src (${#patches[@]} patches)"
+	say "extracting $KSRC_TAR into $src (${#patches[@]} patches)"
 	rm -rf "$src" "$src.tmp"
 	mkdir -p "$src.tmp"
-	tar -xf "$PMEMZC_KSRC_TAR" -C "$src.tmp" --strip-components=1
+	tar -xf "$KSRC_TAR" -C "$src.tmp" --strip-components=1
 	for p in "${patches[@]}"; do
 		say "applying $(basename "$p")"
 		git -C "$src.tmp" apply --whitespace=nowarn "$p" ||
-			die "patch $(basename "$p") does not apply to $(basename "$PMEMZC_KSRC_TAR")"
+			die "patch $(basename "$p") does not apply to $(basename "$KSRC_TAR")"
 	done
 	touch "$src.tmp/.pmemzc-done"
 	mv "$src.tmp" "$src"
@@ -58,7 +58,7 @@ export CCACHE_DIR=${CCACHE_DIR:-$PMEMZC_CACHE/ccache} CCACHE_BASEDIR=$PMEMZC_CAC
 kmake=(make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" -j"$(nproc)")
 
 mkdir -p "$out"
-say "configuring $flavour kernel in $out"
+say "configuring $PMEMZC_KERNEL $flavour kernel in $out"
 "${kmake[@]}" -s tinyconfig
 (cd "$out" && KCONFIG_CONFIG=.config "$src/scripts/kconfig/merge_config.sh" -m -O "$out" \
 	.config "$cfgdir/base.config" "$cfgdir/$flavour.config" >/dev/null)
@@ -82,7 +82,7 @@ done < <(cat "$cfgdir/base.config" "$cfgdir/$flavour.config")
 [ "$missing" -eq 0 ] || die "$missing config option(s) of the fragments were dropped; fix vm/config/"
 
 # --- build --------------------------------------------------------------
-say "building $flavour kernel (bzImage + modules, -j$(nproc), ccache)"
+say "building $PMEMZC_KERNEL $flavour kernel (bzImage + modules, -j$(nproc), ccache)"
 start=$(date +%s)
 "${kmake[@]}" bzImage modules >"$out/build.log" 2>&1 || { tail -40 "$out/build.log" >&2; die "kernel build failed, log: $out/build.log"; }
 rm -rf "$out/modroot"
@@ -90,5 +90,6 @@ rm -rf "$out/modroot"
 say "built in $(( $(date +%s) - start )) s"
 touch "$out/.pmemzc-done" "$out" "$src"
 ln -sfn "$out" "$link"
-# the cache keeps the two most recently used trees and builds per flavour
+# the cache keeps the two most recently used trees per version and builds
+# per version and flavour
 "$PMEMZC_TOP/vm/cache.sh" prune

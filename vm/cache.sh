@@ -2,12 +2,15 @@
 # The build cache ($PMEMZC_CACHE) outside the repository.
 #
 #   vm/cache.sh paths FLAVOUR   this checkout's source tree and build of
-#                               FLAVOUR (test|bench), one a line
-#   vm/cache.sh prune           keep the two most recently used source trees,
-#                               and per flavour the two most recently used
-#                               kernel builds and initramfs images
+#                               FLAVOUR (test|bench) of the selected kernel
+#                               (PMEMZC_KERNEL), one a line
+#   vm/cache.sh prune           keep per kernel version the two most recently
+#                               used source trees, and per version and flavour
+#                               the two most recently used kernel builds and
+#                               initramfs images
 #   vm/cache.sh drop            remove this checkout's entries (its source
-#                               tree, both flavours' builds and initramfs,
+#                               trees, both versions' and flavours' builds and
+#                               initramfs,
 #                               the host test builds); other checkouts'
 #                               entries, ccache and busybox stay
 set -euo pipefail
@@ -45,22 +48,26 @@ paths)
 	echo "$KBUILD_DIR"
 	;;
 prune)
-	keep_newest 2 "$PMEMZC_CACHE"/src/linux-*
-	for f in test bench; do
-		keep_newest 2 "$PMEMZC_CACHE"/build/"$f"-*
-		keep_newest 2 "$PMEMZC_CACHE"/initramfs/"$f"-*.cpio
+	for v in $PMEMZC_KERNELS; do
+		keep_newest 2 "$PMEMZC_CACHE"/src/linux-"$v"-*
+		for f in test bench; do
+			keep_newest 2 "$PMEMZC_CACHE"/build/"$v-$f"-*
+			keep_newest 2 "$PMEMZC_CACHE"/initramfs/"$v-$f"-*.cpio
+		done
 	done
 	;;
 drop)
-	for f in test bench; do
-		kernel_paths "$f"
-		for p in "$KSRC_DIR" "$KBUILD_DIR" "$PMEMZC_CACHE/initramfs/$(basename "$KBUILD_DIR")-"*.cpio; do
-			[ -e "$p" ] || continue
-			say "cache: removing $p"
-			rm -rf -- "$p"
-		done
-		for l in "$PMEMZC_CACHE/kernel-$f" "$PMEMZC_CACHE/initramfs-$f.cpio"; do
-			[ -L "$l" ] && [ ! -e "$l" ] && rm -f "$l"
+	for PMEMZC_KERNEL in $PMEMZC_KERNELS; do
+		for f in test bench; do
+			kernel_paths "$f"
+			for p in "$KSRC_DIR" "$KBUILD_DIR" "$PMEMZC_CACHE/initramfs/$(basename "$KBUILD_DIR")-"*.cpio; do
+				[ -e "$p" ] || continue
+				say "cache: removing $p"
+				rm -rf -- "$p"
+			done
+			for l in "$(kernel_link "$f")" "$(initramfs_link "$f")"; do
+				[ -L "$l" ] && [ ! -e "$l" ] && rm -f "$l"
+			done
 		done
 	done
 	rm -rf "$PMEMZC_CACHE/host-tests"

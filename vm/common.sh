@@ -5,7 +5,11 @@ PMEMZC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # One variable moves the whole build cache (kernel sources, builds, ccache,
 # initramfs); nothing of it ever lives inside the repository.
 PMEMZC_CACHE=${PMEMZC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-zc}
-PMEMZC_KSRC_TAR=${PMEMZC_KSRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
+# The guest kernel: Debian's linux-source-6.12 (the default) or -6.1, each
+# with its own series in mm-export-patch/<version>/. One knob: KERNEL= on
+# make's command line, PMEMZC_KERNEL in the environment.
+PMEMZC_KERNEL=${PMEMZC_KERNEL:-6.12}
+PMEMZC_KERNELS="6.12 6.1"
 
 say() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -13,8 +17,20 @@ die() { say "error: $*"; exit 1; }
 # Short content hash of files and strings given on stdin.
 content_key() { sha256sum | cut -c1-16; }
 
-# The flavour's current kernel build directory (bzImage, modules, .config).
-kernel_dir() { readlink -f "$PMEMZC_CACHE/kernel-$1"; }
+# The links to the current kernel build and initramfs of a flavour of the
+# selected kernel version, and the build directory itself (bzImage, modules,
+# .config).
+kernel_link() { echo "$PMEMZC_CACHE/kernel-$PMEMZC_KERNEL-$1"; }
+initramfs_link() { echo "$PMEMZC_CACHE/initramfs-$PMEMZC_KERNEL-$1.cpio"; }
+kernel_dir() { readlink -f "$(kernel_link "$1")"; }
+
+# Refuse a kernel version the project has no series for.
+check_kernel_version() {
+	case " $PMEMZC_KERNELS " in
+	*" $PMEMZC_KERNEL "*) ;;
+	*) die "unknown kernel '$PMEMZC_KERNEL' (KERNEL=6.12 or KERNEL=6.1)" ;;
+	esac
+}
 
 # Root through sudo in a checkout that belongs to someone else would leave
 # root-owned files there and in root's cache: refuse, saying what to do.
@@ -62,23 +78,30 @@ splat_lines() {
 	rm -f "$pats" "$pats.hits" "$pats.err"
 }
 
-# kernel_paths FLAVOUR: set KSRC_DIR and KBUILD_DIR, the cache folders of
-# the kernel source tree (keyed by the tarball and mm-export-patch/) and of
-# FLAVOUR's build (keyed by those, the settings in vm/config/ and
-# vm/build-kernel.sh) for
-# this checkout, and KPATCHES, the series in order.
+# kernel_paths FLAVOUR: set KSRC_TAR, Debian's source tarball of the
+# selected kernel, and KSRC_DIR and KBUILD_DIR, the cache folders of
+# the selected kernel's source tree (keyed by the tarball and the code its
+# series changes; a commit message or the cover letter does not rebuild a
+# kernel) and of FLAVOUR's build (keyed by those, the settings in vm/config/
+# and vm/build-kernel.sh) for this checkout, and KPATCHES, the series in
+# order (mm-export-patch/<version>/).
 kernel_paths() {
 	local flavour=$1 cfgdir=$PMEMZC_TOP/vm/config p srckey key
+	check_kernel_version
 	KPATCHES=()
 	while IFS= read -r -d '' p; do KPATCHES+=("$p"); done < <(
-		find "$PMEMZC_TOP/mm-export-patch" -maxdepth 1 -name '[0-9]*.patch' \
+		find "$PMEMZC_TOP/mm-export-patch/$PMEMZC_KERNEL" -maxdepth 1 -name '[0-9]*.patch' \
 			! -name '*cover-letter*' -print0 2>/dev/null | sort -z)
-	srckey=$( { echo "$(basename "$PMEMZC_KSRC_TAR") $(stat -c %s "$PMEMZC_KSRC_TAR" 2>/dev/null)"
-		    for p in "${KPATCHES[@]}"; do sha256sum < "$p"; done; } | content_key)
-	# (comments in the config files do not key the build)
+	KSRC_TAR=/usr/src/linux-source-$PMEMZC_KERNEL.tar.xz
+	srckey=$( { echo "$(basename "$KSRC_TAR") $(stat -c %s "$KSRC_TAR" 2>/dev/null)"
+		    for p in "${KPATCHES[@]}"; do sed -n '/^diff --git /,/^-- $/p' "$p" | sha256sum; done
+		  } | content_key)
+	# (comments in the config files do not key the build; "is not set"
+	# lines do)
 	key=$( { echo "$srckey"
-		 grep -hv '^[[:space:]]*\(#\|$\)' "$cfgdir/base.config" "$cfgdir/$flavour.config" || :
+		 grep -hE -e '^CONFIG_' -e '^# CONFIG_[A-Za-z0-9_]+ is not set$' \
+			"$cfgdir/base.config" "$cfgdir/$flavour.config" || :
 		 cat "$PMEMZC_TOP/vm/build-kernel.sh"; } | content_key)
-	KSRC_DIR=$PMEMZC_CACHE/src/linux-$srckey
-	KBUILD_DIR=$PMEMZC_CACHE/build/$flavour-$key
+	KSRC_DIR=$PMEMZC_CACHE/src/linux-$PMEMZC_KERNEL-$srckey
+	KBUILD_DIR=$PMEMZC_CACHE/build/$PMEMZC_KERNEL-$flavour-$key
 }

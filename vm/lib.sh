@@ -122,9 +122,9 @@ vm_accel() {
 vm_start() {
 	local role=$1 dir=$2 job=${3:-} kdir initrd accel cpu netdev mac
 	kdir=$(kernel_dir "$PMEMZC_FLAVOUR")
-	initrd=$PMEMZC_CACHE/initramfs-$PMEMZC_FLAVOUR.cpio
-	[ -e "$kdir/arch/x86/boot/bzImage" ] || die "no $PMEMZC_FLAVOUR kernel (make kernel)"
-	[ -e "$initrd" ] || die "no $PMEMZC_FLAVOUR initramfs (make initramfs)"
+	initrd=$(initramfs_link "$PMEMZC_FLAVOUR")
+	[ -e "$kdir/arch/x86/boot/bzImage" ] || die "no $PMEMZC_KERNEL $PMEMZC_FLAVOUR kernel (make kernel KERNEL=$PMEMZC_KERNEL)"
+	[ -e "$initrd" ] || die "no $PMEMZC_KERNEL $PMEMZC_FLAVOUR initramfs (make initramfs KERNEL=$PMEMZC_KERNEL)"
 	[ -n "${PMEMZC_NET:-}" ] || vm_net_init
 	accel=$(vm_accel)
 	cpu=max

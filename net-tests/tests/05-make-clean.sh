@@ -30,39 +30,47 @@ test_run() {
 
 	# 2. distclean drops this checkout's entries only
 	local mine=() other
-	for f in test bench; do
-		mapfile -t -O ${#mine[@]} mine < <(PMEMZC_CACHE=$cache "$repo/vm/cache.sh" paths $f)
-		mkdir -p "$cache/initramfs"
-		echo x > "$cache/initramfs/$(basename "${mine[-1]}")-0123.cpio"
-		mine+=("$cache/initramfs/$(basename "${mine[-1]}")-0123.cpio")
+	for k in 6.12 6.1; do
+		for f in test bench; do
+			mapfile -t -O ${#mine[@]} mine < <(PMEMZC_KERNEL=$k PMEMZC_CACHE=$cache "$repo/vm/cache.sh" paths $f)
+			mkdir -p "$cache/initramfs"
+			echo x > "$cache/initramfs/$(basename "${mine[-1]}")-0123.cpio"
+			mine+=("$cache/initramfs/$(basename "${mine[-1]}")-0123.cpio")
+		done
 	done
 	for d in "${mine[@]}"; do mkdir -p "$d" 2>/dev/null || [ -e "$d" ]; done
-	ln -sfn "${mine[1]}" "$cache/kernel-test"
+	ln -sfn "${mine[1]}" "$cache/kernel-6.12-test"
 	other=("$cache/src/linux-other" "$cache/build/test-other" "$cache/initramfs/test-other-1.cpio" "$cache/ccache/x")
 	for d in "${other[@]}"; do mkdir -p "$(dirname "$d")"; echo x > "$d"; done
 	make -s -C "$repo" distclean PMEMZC_CACHE="$cache" > "$T/distclean.log" 2>&1 || { cat "$T/distclean.log"; return 1; }
 	for d in "${mine[@]}"; do [ ! -e "$d" ] || { echo "distclean left $d"; return 1; }; done
-	[ ! -L "$cache/kernel-test" ] || { echo "distclean left a dangling kernel-test link"; return 1; }
+	[ ! -L "$cache/kernel-6.12-test" ] || { echo "distclean left a dangling kernel-6.12-test link"; return 1; }
 	for d in "${other[@]}"; do [ -e "$d" ] || { echo "distclean removed $d"; return 1; }; done
 	echo "# make distclean: this checkout's ${#mine[@]} cache entries gone, other checkouts' kept"
 
-	# 3. prune: two most recently used of each kind stay, and what a link
-	#    points to
+	# 3. prune: two most recently used of each kind (per kernel version)
+	#    stay, and what a link points to
 	rm -rf "$cache"; mkdir -p "$cache/src" "$cache/build" "$cache/initramfs"
 	# 1..4 finished, 5 a failed attempt between 3 and 4, 0 an unfinished
 	# one older than every finished build, 6 one newer (being built)
 	for i in 0 1 2 3 4 5 6; do
-		mkdir "$cache/src/linux-$i" "$cache/build/test-$i" "$cache/build/bench-$i"
-		case $i in 0|5|6) ;; *) touch "$cache/src/linux-$i/.pmemzc-done" "$cache/build/test-$i/.pmemzc-done" "$cache/build/bench-$i/.pmemzc-done" ;; esac
-		echo x > "$cache/initramfs/test-$i.cpio"
-		touch -d "2026-01-0$((i + 1))" "$cache/src/linux-$i" "$cache/build/test-$i" "$cache/build/bench-$i" "$cache/initramfs/test-$i.cpio"
+		mkdir "$cache/src/linux-6.12-$i" "$cache/build/6.12-test-$i" "$cache/build/6.12-bench-$i"
+		case $i in 0|5|6) ;; *) touch "$cache/src/linux-6.12-$i/.pmemzc-done" "$cache/build/6.12-test-$i/.pmemzc-done" "$cache/build/6.12-bench-$i/.pmemzc-done" ;; esac
+		echo x > "$cache/initramfs/6.12-test-$i.cpio"
+		touch -d "2026-01-0$((i + 1))" "$cache/src/linux-6.12-$i" "$cache/build/6.12-test-$i" "$cache/build/6.12-bench-$i" "$cache/initramfs/6.12-test-$i.cpio"
 	done
-	touch -d 2026-02-01 "$cache/src/linux-6" "$cache/build/test-6" "$cache/build/bench-6"
-	touch -d '2026-01-04 12:00' "$cache/src/linux-5" "$cache/build/test-5" "$cache/build/bench-5" "$cache/initramfs/test-5.cpio"
-	ln -s build/bench-1 "$cache/kernel-bench"
+	touch -d 2026-02-01 "$cache/src/linux-6.12-6" "$cache/build/6.12-test-6" "$cache/build/6.12-bench-6"
+	touch -d '2026-01-04 12:00' "$cache/src/linux-6.12-5" "$cache/build/6.12-test-5" "$cache/build/6.12-bench-5" "$cache/initramfs/6.12-test-5.cpio"
+	# the other kernel's, older than all of them: its own two newest stay
+	for i in 1 2 3; do
+		mkdir "$cache/src/linux-6.1-$i" "$cache/build/6.1-test-$i"
+		touch "$cache/src/linux-6.1-$i/.pmemzc-done" "$cache/build/6.1-test-$i/.pmemzc-done"
+		touch -d "2025-01-0$i" "$cache/src/linux-6.1-$i" "$cache/build/6.1-test-$i"
+	done
+	ln -s build/6.12-bench-1 "$cache/kernel-6.12-bench"
 	PMEMZC_CACHE=$cache "$repo/vm/cache.sh" prune > "$T/prune.log" 2>&1 || { cat "$T/prune.log"; return 1; }
 	left=$(cd "$cache" && echo src/* build/* initramfs/*)
-	[ "$left" = "src/linux-3 src/linux-4 src/linux-6 build/bench-1 build/bench-3 build/bench-4 build/bench-6 build/test-3 build/test-4 build/test-6 initramfs/test-4.cpio initramfs/test-6.cpio" ] ||
+	[ "$left" = "src/linux-6.1-2 src/linux-6.1-3 src/linux-6.12-3 src/linux-6.12-4 src/linux-6.12-6 build/6.1-test-2 build/6.1-test-3 build/6.12-bench-1 build/6.12-bench-3 build/6.12-bench-4 build/6.12-bench-6 build/6.12-test-3 build/6.12-test-4 build/6.12-test-6 initramfs/6.12-test-4.cpio initramfs/6.12-test-6.cpio" ] ||
 		{ echo "prune left: $left"; return 1; }
-	echo "# prune: the two newest finished builds of each kind kept (and the linked one, and one being built); failed attempts gone"
+	echo "# prune: the two newest finished builds of each kind and kernel kept (and the linked one, and one being built); failed attempts gone"
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pmem_zc internals shared by pzc_main.c (the character device, per-file
- * contexts, completions, counters, module), pzc_src.c (what a source is and
+ * contexts, completions, counters, module), pzc_admit.c (the caps on sends
+ * in flight per file and per user), pzc_src.c (what a source is and
  * what keeps its bytes valid), pzc_send.c (sends on the zero-copy
  * completion of the network stack) and pzc_copy.c (bios to a block device).
  */
@@ -69,6 +70,10 @@ struct pzc_done {
 	struct pmem_zc_completion	rec;
 };
 
+/* pzc_admit.c: the caps */
+struct pzc_user *pzc_user_get(kuid_t uid);
+void pzc_user_put(struct pzc_user *u);
+bool pzc_ctx_has_room(struct pzc_ctx *ctx);
 int pzc_ctx_admit(struct pzc_ctx *ctx, u64 want, u64 *got);
 void pzc_ctx_unadmit(struct pzc_ctx *ctx, u64 admitted, u64 kept);
 void pzc_ctx_put(struct pzc_ctx *ctx);

@@ -51,6 +51,7 @@
 #include <net/tcp.h>
 #include "prd.h"
 #include "pzc.h"
+#include "pzc_compat.h"
 
 #define PZC_SEND_BVECS		64
 #define PZC_SEND_BATCH		SZ_1M	/* bytes per sock_sendmsg() */
@@ -59,8 +60,9 @@
 /**
  * struct pzc_send_op - one send, from the ioctl to the read() of its record
  * @done: its record, in @ctx->done once completed (first: read() frees it)
- * @ubuf: the stack's completion: one reference while the ioctl queues, one
- *	per skb that carries pages of the send
+ * @ubuf: the stack's completion: one reference while the ioctl queues (6.12's
+ *	TCP takes none of its own on a msg_ubuf and relies on it), one per
+ *	skb that carries pages of the send
  * @ctx: the file the send came from
  * @src: the source, held until the completion
  * @work: the completion, in process context
@@ -140,6 +142,8 @@ static void pzc_send_callback(struct sk_buff *skb, struct ubuf_info *uarg,
 		queue_work(pzc_wq, &op->work);
 	rcu_read_unlock();
 }
+
+PZC_UBUF_OPS(pzc_ubuf_ops, pzc_send_callback);
 
 /*
  * Whether TCP on @sock is known to copy pages itself, where pmem_zc copies
@@ -366,7 +370,7 @@ long pzc_send(struct pzc_ctx *ctx, struct pmem_zc_send *a)
 	refcount_inc(&ctx->ref);
 	__module_get(THIS_MODULE);
 	INIT_WORK(&op->work, pzc_send_done);
-	op->ubuf.callback = pzc_send_callback;
+	pzc_ubuf_set_ops(&op->ubuf, &pzc_ubuf_ops);
 	op->ubuf.flags = SKBFL_ZEROCOPY_FRAG | SKBFL_DONT_ORPHAN;
 	refcount_set(&op->ubuf.refcnt, 1);
 	pzc_stat_add(PZC_OPS_INFLIGHT, 1);

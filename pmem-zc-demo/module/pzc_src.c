@@ -49,6 +49,7 @@
 #include <linux/mount.h>
 #include "prd.h"
 #include "pzc.h"
+#include "pzc_compat.h"
 
 /* bytes of one extent at most: bmap() is called once per block of it */
 #define PZC_EXTENT_MAX		SZ_1M
@@ -90,8 +91,7 @@ static int pzc_src_get_file(struct pzc_src *src)
 	/* stable while the file is open: S_DAX changes only on a new inode */
 	if (inode->i_sb->s_magic != EXT4_SUPER_MAGIC || !IS_DAX(inode))
 		return -EOPNOTSUPP;
-	if (!uid_eq(current_fsuid(),
-		    i_uid_into_mnt(file_mnt_user_ns(file), inode)) &&
+	if (!pzc_file_owned_by(file, current_fsuid()) &&
 	    !capable(CAP_SYS_RAWIO))
 		return -EPERM;
 	ret = deny_write_access(file);
