@@ -8,9 +8,10 @@
 #   vm_wait_file DIR FILE SECS  wait for a guest to create FILE in DIR
 #   vm_run2 DIR SECS            run DIR/A.job and DIR/B.job in two guests
 #
-# Knobs (environment): PMEMZC_FLAVOUR (test|bench), PMEMZC_ACCEL (tcg|kvm,
-# probed when unset), PMEMZC_NET (tap|socket, tap when a private network
-# namespace exists), VM_MEM, VM_SMP, VM_NVDIMM_SIZE, VM_DISK_SIZE.
+# Knobs (environment): PMEMZC_KERNEL (6.12|6.1), PMEMZC_FLAVOUR (test|bench),
+# PMEMZC_ACCEL (tcg|kvm, probed when unset), PMEMZC_NET (tap|socket, tap
+# when a private network namespace exists), VM_MEM, VM_SMP, VM_NVDIMM_SIZE,
+# VM_DISK_SIZE.
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 PMEMZC_FLAVOUR=${PMEMZC_FLAVOUR:-test}

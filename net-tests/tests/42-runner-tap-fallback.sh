@@ -18,7 +18,7 @@ test_run() {
 	[ $rc = 0 ] || { echo "inner run failed ($rc)"; return 1; }
 	[ "$(grep -c 'no tap link' "$out")" = 1 ] || { echo "no single 'no tap link' line"; return 1; }
 	grep -q 'no tap link (.*): guests linked by QEMU socket netdev' "$out" || { echo "the line does not say why and what instead"; return 1; }
-	grep -q '^# flavour=.* link=socket ' "$out" || { echo "the run did not use the socket link"; return 1; }
+	grep -q '^# kernel=.* flavour=.* link=socket ' "$out" || { echo "the run did not use the socket link"; return 1; }
 	grep -qx '1 passed, 0 failed' "$out" || { echo "guests did not reach each other"; return 1; }
 	echo "# no tap: one line ($(grep 'no tap link' "$out" | sed 's/^\[[^]]*\] //')), socket link, guests reach each other"
 
