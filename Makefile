@@ -23,8 +23,13 @@
 SHELL := /bin/bash
 FLAVOUR ?= test
 # (scripts and tests pass the kernel on as PMEMZC_KERNEL)
-PMEMZC_KERNEL_ASKED := $(if $(filter-out file undefined,$(origin KERNEL)),$(KERNEL),$(PMEMZC_KERNEL))
-KERNEL ?= $(or $(PMEMZC_KERNEL),6.12)
+# (KERNEL counts only on make's command line: the environment's is not ours)
+ifneq ($(filter command line override,$(origin KERNEL)),)
+PMEMZC_KERNEL_ASKED := $(KERNEL)
+else
+PMEMZC_KERNEL_ASKED := $(PMEMZC_KERNEL)
+KERNEL := $(or $(PMEMZC_KERNEL),6.12)
+endif
 export PMEMZC_FLAVOUR := $(FLAVOUR)
 export PMEMZC_KERNEL := $(KERNEL)
 PMEMZC_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pmem-zc

@@ -4,9 +4,9 @@
  *
  * One block device (pmemN) per region of the map= parameter, each a range
  * the firmware describes as persistent memory (prd_firmware.c) and no
- * other driver claims. Bio and rw_page I/O, a getgeo that keeps fdisk out
- * of the way, partitions, bad blocks, struct pages in one of three page
- * modes (prd_pages.c), and with ZONE_DEVICE pages a DAX device.
+ * other driver claims. Bio I/O (and rw_page on 6.1), a getgeo that keeps
+ * fdisk out of the way, partitions, bad blocks, struct pages in one of
+ * three page modes (prd_pages.c), and with ZONE_DEVICE pages a DAX device.
  *
  * Durability: writes go to the persistence domain with memcpy_flushcache()
  * (non-temporal stores, cache write-back of unaligned edges). A REQ_PREFLUSH

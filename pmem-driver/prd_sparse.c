@@ -18,14 +18,15 @@
  * track_pfn_remap(), which is not exported): see docs/sparse-mode.md.
  *
  * Every page then has refcount 1 (the driver's, never dropped), PG_reserved
- * and zone/node links; the sections stay offline (pfn_valid() but no
+ * (6.1) or PageOffline (6.12) and zone/node links; the sections stay offline (pfn_valid() but no
  * pfn_to_online_page(), no memory block device), so nothing can online
  * them and no page reaches the page allocator as long as the driver keeps
  * its reference: unmap waits until every page is back to exactly 1.
  *
  * Without pte_devmap()/get_dev_pagemap() support, fs DAX and GUP of DAX
- * mappings cannot work on these pages in 6.1: sparse mode hands out PFN_MAP
- * without PFN_DEV and does not set QUEUE_FLAG_DAX (see docs/design.md).
+ * mappings cannot work on these pages (6.1 and 6.12): sparse mode hands out
+ * PFN_MAP without PFN_DEV and does not ask for DAX on the queue (see
+ * docs/design.md).
  *
  * Kbuild defines PRD_HAVE_SPARSE when the kernel exports these symbols;
  * elsewhere pages=sparse is refused at load time.
@@ -119,7 +120,7 @@ int prd_sparse_map(struct prd_device *prd)
 			goto out_remove;
 		}
 	}
-	/* memmap_init_range(MEMINIT_HOTPLUG): refcount 1, PG_reserved, links */
+	/* memmap_init_range(MEMINIT_HOTPLUG): refcount 1, reserved/offline, links */
 	move_pfn_range_to_zone(prd->zone, PHYS_PFN(prd->phys_addr),
 			       PHYS_PFN(prd->size), NULL, MIGRATE_UNMOVABLE);
 	mem_hotplug_done();

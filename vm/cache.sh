@@ -41,6 +41,33 @@ keep_newest() {
 	done < <(ls -1dt -- "$@")
 }
 
+# Entries named as before the cache was keyed by kernel version (one 6.1
+# kernel: src/linux-KEY, build/FLAVOUR-KEY, initramfs/FLAVOUR-*.cpio and the
+# kernel-FLAVOUR, initramfs-FLAVOUR.cpio links) go, unless a link of the
+# current layout still leads to one (or to the source tree of one).
+drop_old_layout() {
+	local p t l used=()
+	for l in kernel-test kernel-bench initramfs-test.cpio initramfs-bench.cpio; do
+		[ ! -L "$PMEMZC_CACHE/$l" ] || rm -f "$PMEMZC_CACHE/$l"
+	done
+	for p in "$PMEMZC_CACHE"/kernel-* "$PMEMZC_CACHE"/initramfs-*.cpio \
+		 "$PMEMZC_CACHE"/src/* "$PMEMZC_CACHE"/build/*; do
+		[ -L "$p" ] || continue
+		t=$(readlink -f "$p")
+		used+=("$t")
+		[ ! -L "$t/source" ] || used+=("$(readlink -f "$t/source")")
+	done
+	for p in "$PMEMZC_CACHE"/src/linux-* "$PMEMZC_CACHE"/build/test-* \
+		 "$PMEMZC_CACHE"/build/bench-* "$PMEMZC_CACHE"/initramfs/test-*.cpio \
+		 "$PMEMZC_CACHE"/initramfs/bench-*.cpio; do
+		[ -e "$p" ] && [ ! -L "$p" ] || continue
+		[[ $(basename "$p") =~ ^(linux-[0-9a-f]{16}|(test|bench)-.*)$ ]] || continue
+		[[ " ${used[*]} " == *" $p "* ]] && continue
+		say "cache: removing $p (the layout before kernel versions)"
+		rm -rf -- "$p"
+	done
+}
+
 case ${1:-} in
 paths)
 	kernel_paths "${2:?flavour}"
@@ -48,6 +75,7 @@ paths)
 	echo "$KBUILD_DIR"
 	;;
 prune)
+	drop_old_layout
 	for v in $PMEMZC_KERNELS; do
 		keep_newest 2 "$PMEMZC_CACHE"/src/linux-"$v"-*
 		for f in test bench; do

@@ -72,5 +72,19 @@ test_run() {
 	left=$(cd "$cache" && echo src/* build/* initramfs/*)
 	[ "$left" = "src/linux-6.1-2 src/linux-6.1-3 src/linux-6.12-3 src/linux-6.12-4 src/linux-6.12-6 build/6.1-test-2 build/6.1-test-3 build/6.12-bench-1 build/6.12-bench-3 build/6.12-bench-4 build/6.12-bench-6 build/6.12-test-3 build/6.12-test-4 build/6.12-test-6 initramfs/6.12-test-4.cpio initramfs/6.12-test-6.cpio" ] ||
 		{ echo "prune left: $left"; return 1; }
+	# 4. prune drops the layout before kernel versions (src/linux-KEY,
+	#    build/test-KEY, kernel-test), except what a current link leads to
+	rm -rf "$cache"; mkdir -p "$cache/src" "$cache/build" "$cache/initramfs"
+	mkdir "$cache/src/linux-0123456789abcdef" "$cache/src/linux-fedcba9876543210" \
+	      "$cache/build/test-0123456789abcdef" "$cache/build/bench-1111111111111111"
+	ln -s "$cache/src/linux-fedcba9876543210" "$cache/build/test-0123456789abcdef/source"
+	echo x > "$cache/initramfs/test-0123456789abcdef-1.cpio"
+	ln -s "$cache/build/bench-1111111111111111" "$cache/kernel-bench"
+	ln -s "$cache/build/test-0123456789abcdef" "$cache/kernel-6.1-test"
+	PMEMZC_CACHE=$cache "$repo/vm/cache.sh" prune > "$T/prune2.log" 2>&1 || { cat "$T/prune2.log"; return 1; }
+	left=$(cd "$cache" && echo src/* build/* initramfs/* kernel-*)
+	[ "$left" = "src/linux-fedcba9876543210 build/test-0123456789abcdef initramfs/* kernel-6.1-test" ] ||
+		{ echo "old-layout prune left: $left"; return 1; }
+	echo "# prune: the layout before kernel versions dropped, what a current link leads to kept"
 	echo "# prune: the two newest finished builds of each kind and kernel kept (and the linked one, and one being built); failed attempts gone"
 }

@@ -76,6 +76,8 @@ void pzc_user_put(struct pzc_user *u);
 bool pzc_ctx_has_room(struct pzc_ctx *ctx);
 int pzc_ctx_admit(struct pzc_ctx *ctx, u64 want, u64 *got);
 void pzc_ctx_unadmit(struct pzc_ctx *ctx, u64 admitted, u64 kept);
+
+/* pzc_main.c */
 void pzc_ctx_put(struct pzc_ctx *ctx);
 
 extern struct workqueue_struct *pzc_wq;
