@@ -53,10 +53,11 @@ kernel: deps
 initramfs: kernel
 	@vm/build-initramfs.sh $(FLAVOUR)
 
-# each module dir records the kernel it was built for (net-tests/run checks)
+# each module dir records the kernel it was built for (net-tests/run checks);
+# the lab builds them with -Werror (a warning fails make, on both kernels)
 modules: kernel
 	@for d in $(MODULE_DIRS); do \
-		$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d modules || exit 1; \
+		$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d KCFLAGS=-Werror modules || exit 1; \
 		readlink -f $(KDIR) > $$d/.pmemzc-kernel; \
 	done
 
