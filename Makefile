@@ -2,8 +2,9 @@
 #
 #   make            build the test kernel, initramfs and the project's modules
 #   make demo       boot guests A and B and show pmem data reaching B
-#   make check      every test (host and two-guest) on 6.12, then the 6.1
-#                   subset (net-tests/check); ends "N passed, N failed"
+#   make check      every test (host and two-guest) on 6.12 (KERNEL=6.1:
+#                   on 6.1); ends "N passed, N failed"
+#   make check-all  every test on 6.12, then the 6.1 subset (net-tests/check)
 #   make shell      guests A and B on the link, a shell in each (tmux)
 #   make bench      benchmarks on the kernel without debug options
 #   make soak       crashes, concurrency, faults, memory pressure, poison
@@ -14,8 +15,7 @@
 #                   tree and initramfs from the cache
 #
 # KERNEL=6.12 (the default) or KERNEL=6.1 picks the guest kernel, Debian's
-# linux-source-<version> with mm-export-patch/<version>/; given to make
-# check, it runs the whole suite on that kernel alone.
+# linux-source-<version> with mm-export-patch/<version>/.
 #
 # Kernel trees, builds, ccache and initramfs live in $(PMEMZC_CACHE)
 # (default ~/.cache/pmem-zc), never in the repository.
@@ -24,10 +24,7 @@ SHELL := /bin/bash
 FLAVOUR ?= test
 # (scripts and tests pass the kernel on as PMEMZC_KERNEL)
 # (KERNEL counts only on make's command line: the environment's is not ours)
-ifneq ($(filter command line override,$(origin KERNEL)),)
-PMEMZC_KERNEL_ASKED := $(KERNEL)
-else
-PMEMZC_KERNEL_ASKED := $(PMEMZC_KERNEL)
+ifeq ($(filter command line override,$(origin KERNEL)),)
 KERNEL := $(or $(PMEMZC_KERNEL),6.12)
 endif
 export PMEMZC_FLAVOUR := $(FLAVOUR)
@@ -40,7 +37,7 @@ KDIR = $(PMEMZC_CACHE)/kernel-$(KERNEL)-$(FLAVOUR)
 MODULE_DIRS := pmem-driver pmem-zc-demo/module net-tests/modules/warn_test \
 	       net-tests/modules/page_ref_test
 
-.PHONY: all deps kernel initramfs modules tools cli check demo shell bench soak fuzz clean distclean
+.PHONY: all deps kernel initramfs modules tools cli check check-all demo shell bench soak fuzz clean distclean
 
 all: modules initramfs tools cli
 
@@ -69,14 +66,14 @@ tools: kernel
 cli:
 	@$(MAKE) -s -C pmem-zc-demo/cli
 
-# one kernel asked for: the whole suite on it; else both (net-tests/check)
-ifneq ($(PMEMZC_KERNEL_ASKED),)
+# the whole suite on one kernel (6.12 unless KERNEL= says otherwise): what
+# CI runs. check-all: the whole suite on 6.12, then the 6.1 subset
+# (net-tests/check); measured at 95 min cold, over CI's limit, so not CI's.
 check: all
 	@net-tests/run
-else
-check:
+
+check-all:
 	@net-tests/check
-endif
 
 demo: all
 	@vm/demo.sh
