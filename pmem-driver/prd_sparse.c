@@ -18,10 +18,11 @@
  * track_pfn_remap(), which is not exported): see docs/sparse-mode.md.
  *
  * Every page then has refcount 1 (the driver's, never dropped), PG_reserved
- * (6.1) or PageOffline (6.12) and zone/node links; the sections stay offline (pfn_valid() but no
- * pfn_to_online_page(), no memory block device), so nothing can online
- * them and no page reaches the page allocator as long as the driver keeps
- * its reference: unmap waits until every page is back to exactly 1.
+ * (6.1) or PageOffline (6.12) and zone/node links; the sections stay
+ * offline (pfn_valid() but no pfn_to_online_page(), no memory block
+ * device), so nothing can online them and no page reaches the page
+ * allocator as long as the driver keeps its reference: unmap waits until
+ * every page is back to exactly 1.
  *
  * Without pte_devmap()/get_dev_pagemap() support, fs DAX and GUP of DAX
  * mappings cannot work on these pages (6.1 and 6.12): sparse mode hands out

@@ -10,9 +10,8 @@
 #                               initramfs images
 #   vm/cache.sh drop            remove this checkout's entries (its source
 #                               trees, both versions' and flavours' builds and
-#                               initramfs,
-#                               the host test builds); other checkouts'
-#                               entries, ccache and busybox stay
+#                               initramfs, the host test builds); other
+#                               checkouts' entries, ccache and busybox stay
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -101,7 +100,7 @@ drop)
 	rm -rf "$PMEMZC_CACHE/host-tests"
 	;;
 *)
-	sed -n '2,13s/^# \{0,1\}//p' "$0"
+	sed -n '2,14s/^# \{0,1\}//p' "$0"
 	exit 2
 	;;
 esac
