@@ -16,7 +16,8 @@
  * (completions of sends, read() and poll(); the caps on what a file and a
  * user may have in flight are pzc_admit.c's), the size-versioned ioctls,
  * the counters in /sys/class/misc/pmem_zc/stats/
- * (docs/ABI/sysfs-class-misc-pmem_zc) and the module. The user-space ABI is include/uapi/linux/pmem_zc.h.
+ * (docs/ABI/sysfs-class-misc-pmem_zc) and the module. The user-space ABI
+ * is include/uapi/linux/pmem_zc.h.
  *
  * Lifetime: every send in flight holds a module reference and one on its
  * file's context, until its completion has run; rmmod is refused until
