@@ -41,7 +41,7 @@ cat > "$T/A.job" <<JOB
 . /top/vm/guest/lib.sh
 load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt && mount -o dax /dev/pmem0 /mnt || fail "ext4 -o dax on pmem0"
-head -c \$(( $MIB << 20 )) /dev/urandom > /mnt/demo.bin && sync
+randfill \$(( $MIB << 20 )) > /mnt/demo.bin && sync || fail "write demo.bin"
 echo "\$(stat -c %s /mnt/demo.bin) \$(sha256sum < /mnt/demo.bin | cut -d' ' -f1)" > /work/A.file
 R=\$(put /dev/pmem1 0 \$(( $MIB << 20 ))) || fail "fill pmem1"
 echo "\$(( $MIB << 20 )) \$R" > /work/A.range

@@ -4,7 +4,9 @@
 # flight, and from the raw disk; pmem_zc copy mode; sendfile(2) of the DAX
 # file (6.1 copies once); sendfile(2) of the same file on ext4 without DAX,
 # page cache warm; MSG_ZEROCOPY from a shared mmap of the DAX file
-# (upstream's user-space zero copy, mzc_send); iperf3 (memory to socket).
+# (upstream's user-space zero copy, mzc_send) and io_uring's
+# IORING_OP_SEND_ZC from the same mapping (uring_send_zc); iperf3 (memory to
+# socket).
 # Then 4 streams at once: 4 pmem_zc sends of 64 MiB against iperf3 -P 4.
 # Each row: MB/s (wall time until the data is acknowledged), guest A's CPU
 # seconds per GiB (all CPUs, /proc/stat) and the sender's own where it
@@ -34,7 +36,7 @@ N=$((256 << 20))
 load_zc map=1G@4G,1G@0x140000000 pages=devmap || fail "load"
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt/dax /mnt/pc && mount -o dax /dev/pmem0 /mnt/dax || fail "ext4 dax"
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mount /dev/pmem1 /mnt/pc || fail "ext4"
-head -c $N /dev/urandom > /mnt/dax/f && cp /mnt/dax/f /mnt/pc/f && sync || fail "files"
+randfill $N > /mnt/dax/f && cp /mnt/dax/f /mnt/pc/f && sync || fail "files"
 cat /mnt/pc/f > /dev/null	# warm page cache
 wait_work B.ready 120 || fail "B not ready"
 for rep in $(seq $REPS); do
@@ -45,6 +47,7 @@ for rep in $(seq $REPS); do
 	cat /mnt/pc/f > /dev/null
 	measure send-sendfile-pagecache$S $rep $N $BIN/sendfile_send /mnt/pc/f $B
 	measure send-mzc$S $rep $N $BIN/mzc_send /mnt/dax/f $B
+	measure send-uring-zc$S $rep $N $BIN/uring_send_zc /mnt/dax/f $B
 	measure send-iperf3$S $rep $N iperf3 -c $PEER_B -n 256M
 	for k in 1 2 8; do
 		measure send-zc-k$k$S $rep $N $ZC send /mnt/dax/f --inflight $k --to $B

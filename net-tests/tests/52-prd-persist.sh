@@ -15,7 +15,7 @@ test_run() {
 	{ load; cat <<'JOB'
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 || fail "mkfs"
 mount -o dax /dev/pmem0 /mnt || fail "mount -o dax"
-head -c $((5 << 20)) /dev/urandom > /mnt/one && sync || fail "write file"
+randfill $((5 << 20)) > /mnt/one && sync || fail "write file"
 sha256sum < /mnt/one > /work/one.file
 put /dev/pmem1 $((7 << 20)) $((9 << 20)) > /work/one.raw || fail "raw write"
 umount /mnt && rmmod prd || fail "teardown"
@@ -27,7 +27,7 @@ JOB
 mount -o dax /dev/pmem0 /mnt || fail "mount after restart"
 sha256sum < /mnt/one > /work/one.file.back
 get /dev/pmem1 $((7 << 20)) $((9 << 20)) > /work/one.raw.back
-head -c $((3 << 20)) /dev/urandom > /mnt/two && sync || fail "write file two"
+randfill $((3 << 20)) > /mnt/two && sync || fail "write file two"
 sha256sum < /mnt/two > /work/two.file
 put /dev/pmem1 $((100 << 20)) $((2 << 20)) > /work/two.raw || fail "raw write two"
 touch /work/two.done

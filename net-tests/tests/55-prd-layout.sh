@@ -17,7 +17,7 @@ $INSMOD $P map=256M@4G pages=devmap memmap=dev || fail "memmap=dev load"
 off=$(cat $D/data_offset)
 [ "$off" -gt 0 ] || fail "data_offset 0 with memmap=dev"
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 /mnt || fail "ext4 on memmap=dev"
-head -c $((3 << 20)) /dev/urandom > /mnt/f && sync || fail "write"
+randfill $((3 << 20)) > /mnt/f && sync || fail "write"
 S=$(sha256sum < /mnt/f | cut -d' ' -f1)
 umount /mnt && rmmod prd || fail "unload"
 echo "ok - ext4 made under memmap=dev, disk at $off"

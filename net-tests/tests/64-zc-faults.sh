@@ -69,7 +69,7 @@ check "no page referenced after the failed copy" wait_value 30 /sys/block/pmem0/
 # once, and the copy lives on until its bios end: the source file stays
 # write-denied (its blocks are under the bios) and pmem_zc pinned
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt && mount -o dax /dev/pmem0 /mnt &&
-	head -c $((128 << 20)) /dev/urandom > /mnt/f && sync || fail "ext4 -o dax"
+	randfill $((128 << 20)) > /mnt/f && sync || fail "ext4 -o dax"
 touch /work/A.nbd-again
 wait_work B.ready2 120 || fail "B's nbd-server not back"
 nbd_attach $PEER_B || fail "nbd-client again"

@@ -8,6 +8,17 @@ INSMOD=/usr/sbin/insmod
 PRD_KO=/top/pmem-driver/prd.ko
 ZC_KO=/top/pmem-zc-demo/module/pmem_zc.ko
 ZC=/top/pmem-zc-demo/cli/pmem-zc
+# randfill BYTES > FILE: pseudo-random test data in 1 MiB writes
+# (net-tests/tools/randfill.c; /dev/urandom through head -c takes minutes
+# per 100 MiB on a DAX file here), run from a copy in /tmp: an exec over
+# 9p reads the whole binary again, 0.3 s a call
+randfill() {
+	if [ ! -x /tmp/randfill ]; then
+		cp /top/net-tests/tools/bin/randfill /tmp/randfill.$$ &&
+			mv -f /tmp/randfill.$$ /tmp/randfill || return 1
+	fi
+	/tmp/randfill "$@"
+}
 PEER_A=169.254.77.1
 PEER_B=169.254.77.2
 
@@ -44,7 +55,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 # put DEV OFF LEN [FLAGS]: write LEN random bytes at OFF, echo their SHA
 #   and, when $MANIFEST is set, append "DEV OFF LEN SHA" to it
 put() {
-	head -c "$3" /dev/urandom > /tmp/put.$$ || return 1
+	randfill "$3" > /tmp/put.$$ || return 1
 	/usr/bin/dd if=/tmp/put.$$ of="$1" bs="$3" count=1 oflag=seek_bytes,direct${4:+,$4} seek="$2" \
 		conv=notrunc status=none || { rm -f /tmp/put.$$; return 1; }
 	s=$(sha256sum < /tmp/put.$$ | cut -d' ' -f1)
