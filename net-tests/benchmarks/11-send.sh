@@ -47,13 +47,14 @@ for rep in $(seq $REPS); do
 	cat /mnt/pc/f > /dev/null
 	measure send-sendfile-pagecache$S $rep $N $BIN/sendfile_send /mnt/pc/f $B
 	measure send-mzc$S $rep $N $BIN/mzc_send /mnt/dax/f $B
-	measure send-uring-zc$S $rep $N $BIN/uring_send_zc /mnt/dax/f $B
 	measure send-iperf3$S $rep $N iperf3 -c $PEER_B -n 256M
 	for k in 1 2 8; do
 		measure send-zc-k$k$S $rep $N $ZC send /mnt/dax/f --inflight $k --to $B
 	done
 	measure send4-zc$S $rep $N sh -c "p=; for i in 0 1 2 3; do $ZC send /dev/pmem0 --offset \$((i * 64))M --length 64M --to $B > /tmp/s\$i 2>&1 & p=\"\$p \$!\"; done; for i in \$p; do wait \$i || exit 1; done"
 	measure send4-iperf3$S $rep $N iperf3 -c $PEER_B -P 4 -n 256M
+	# last: a kernel without it loses no other row of the repetition
+	measure send-uring-zc$S $rep $N $BIN/uring_send_zc /mnt/dax/f $B
 	echo "repetition $rep done"
 done
 touch /work/A.done

@@ -50,7 +50,7 @@ check_mode() {
 		mount /dev/pmem0 /mnt || fail "$name: mount"
 	fi
 
-	randfill $((3 << 20)) > /tmp/f
+	randfill $((3 << 20)) > /tmp/f || fail "$name: test data"
 	sum=$(sha256sum < /tmp/f)
 	cp /tmp/f /mnt/f && head -c 4097 /tmp/f > /mnt/small && sync || fail "$name: write files"
 	opts=; [ "$dax" = 1 ] && opts="-o dax"
@@ -60,7 +60,7 @@ check_mode() {
 
 	if [ "$dax" = 1 ]; then
 		# GUP on a shared DAX mapping: the pmem pages themselves
-		randfill $((8 << 20)) > /mnt/gup && sync
+		randfill $((8 << 20)) > /mnt/gup && sync || fail "$name: gup file"
 		for cmd in -U -b -a -L; do
 			$BIN/gup_test -f /mnt/gup -S -m 8 $cmd > /tmp/gup 2>&1 || { cat /tmp/gup; fail "$name: gup_test $cmd"; }
 		done

@@ -38,7 +38,7 @@ for m in none sparse devmap devmap-dev devmap-copy; do
 			rmmod prd || fail "clear the head"
 	fi
 	load_zc map=512M@4G $args || fail "$m: load"
-	randfill $((32 << 20)) > /tmp/src
+	randfill $((32 << 20)) > /tmp/src || fail "$m: test data"
 	dd if=/tmp/src of=/dev/pmem0 bs=1M seek=8 oflag=direct status=none || fail "$m: fill"
 	echo "$(stat -c %s /tmp/src) $(sha256sum < /tmp/src | cut -d' ' -f1)" > /work/sent.$m
 	rm /tmp/src

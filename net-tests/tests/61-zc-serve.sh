@@ -20,8 +20,8 @@ for r in devmap sparse; do
 	load_zc map=512M@4G pages=$r || fail "$r: load"
 	mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt && mount $opts /dev/pmem0 /mnt || fail "$r: mkfs/mount"
 	for s in 0 1 4095 4096 4097; do head -c $s /dev/urandom > /mnt/f$s; done
-	randfill $(((1 << 20) + 1)) > /mnt/f1M1
-	randfill $((64 << 20)) > /mnt/f64M
+	randfill $(((1 << 20) + 1)) > /mnt/f1M1 && randfill $((64 << 20)) > /mnt/f64M ||
+		fail "$r: test files"
 	# sparse: data, a 3 MiB hole, data, a hole up to 6 MiB + 5
 	head -c 8192 /dev/urandom > /mnt/sparse
 	head -c 12288 /dev/urandom | dd of=/mnt/sparse bs=4096 seek=$(((3 << 20) / 4096 + 2)) conv=notrunc status=none

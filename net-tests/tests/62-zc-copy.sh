@@ -21,7 +21,7 @@ load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
 R=$(put /dev/pmem0 0 $((32 << 20))) || fail "fill pmem0"
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mkdir -p /mnt && mount -o dax /dev/pmem1 /mnt || fail "mkfs/mount"
 # a file with a hole in the middle
-randfill $((2 << 20)) > /mnt/file
+randfill $((2 << 20)) > /mnt/file || fail "test file"
 head -c $((1 << 20)) /dev/urandom | dd of=/mnt/file bs=1M seek=4 conv=notrunc status=none
 sync
 F=$(sha256sum < /mnt/file | cut -d' ' -f1); FL=$(stat -c %s /mnt/file)

@@ -41,7 +41,7 @@ try() {
 for m in devmap; do
 	load_zc map=256M@4G pages=$m || fail "$m: load"
 	mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 /mnt || fail "$m: ext4"
-	randfill $((24 << 20)) > /mnt/f && sync
+	randfill $((24 << 20)) > /mnt/f && sync || fail "$m: test file"
 	echo "$(stat -c %s /mnt/f) $(sha256sum < /mnt/f | cut -d' ' -f1)" > /work/sent.$m
 	wait_work B.ready.$m 120 || fail "$m: B not ready"
 	$ZC send /mnt/f --to $PEER_B:5001 > /tmp/send.out 2>&1 & snd=$!
@@ -55,7 +55,9 @@ for m in devmap; do
 		echo "unlink $(try rm /mnt/f)"
 	} > /work/tries.$m
 	# whatever blocks are free now, a new file takes them
+	# (it ends at ENOSPC, exit 1: that it wrote something is the check)
 	randfill $((1 << 40)) > /mnt/fill 2> /dev/null
+	[ -s /mnt/fill ] || fail "$m: fill"
 	sync
 	wait $snd || fail "$m: send failed: $(cat /tmp/send.out)"
 	cat /tmp/send.out
@@ -67,7 +69,7 @@ load_zc map=512M@4G pages=devmap || fail "load"
 wait_work B.sink 120 || fail "no sink on B"
 S=$PEER_B:5002
 mkfs.ext4 -q -F -b 4096 -O verity /dev/pmem0 && mount -o dax /dev/pmem0 /mnt || fail "ext4"
-randfill $((1 << 20)) > /mnt/g && sync
+randfill $((1 << 20)) > /mnt/g && sync || fail "test file g"
 # a file open for writing cannot be sent
 exec 3>>/mnt/g
 $ZC send /mnt/g --to $S > /tmp/out 2>&1 && fail "a file open for writing was sent"
@@ -131,8 +133,8 @@ umount /mnt
 # XFS shares extents (FIDEDUPERANGE needs no writer): no file of it is a
 # source, a reflinked one (bmap() 0) as little as a plain one
 mkfs.xfs -q -f -m reflink=1 /dev/pmem0 && mount /dev/pmem0 /mnt2 || fail "xfs"
-randfill $((1 << 20)) > /mnt2/plain
-randfill $((1 << 20)) > /mnt2/a && sync
+randfill $((1 << 20)) > /mnt2/plain && randfill $((1 << 20)) > /mnt2/a && sync ||
+	fail "xfs test files"
 xfs_io -f -c "reflink /mnt2/a" /mnt2/b > /dev/null || fail "reflink"
 sync
 for f in plain a; do

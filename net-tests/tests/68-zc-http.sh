@@ -15,9 +15,8 @@ test_run() {
 . /top/vm/guest/lib.sh
 load_zc map=512M@4G pages=devmap || fail "load"
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt && mount -o dax /dev/pmem0 /mnt || fail "ext4 dax"
-randfill $((1 << 20)) > /mnt/m
-randfill $((64 << 20)) > /mnt/big
-for i in $(seq 16); do randfill $((256 << 10)) > /mnt/c$i; done
+randfill $((1 << 20)) > /mnt/m && randfill $((64 << 20)) > /mnt/big || fail "test files"
+for i in $(seq 16); do randfill $((256 << 10)) > /mnt/c$i || fail "test file c$i"; done
 sync
 for f in m big c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16; do
 	echo "$f $(sha256sum < /mnt/$f | cut -d' ' -f1)" >> /work/sums

@@ -6,16 +6,16 @@
  *
  * Test data, not secrets: /dev/urandom runs at a few MB/s in a TCG guest
  * with KASAN and `head -c` writes it in small pieces, which on a DAX file
- * is one slow copy per piece. xorshift64* seeded from SEED (default: the
- * time and pid) is fast and different in every run unless SEED is given.
- * A short write, or any error, ends it with exit status 1.
+ * is one slow copy per piece. xorshift64* is fast; its seed is SEED, or
+ * else 8 bytes of getrandom(2), so that two runs (two files a test tells
+ * apart) give different streams. Any error ends it with exit status 1.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #define CHUNK (1 << 20)
@@ -26,9 +26,11 @@ static int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
 
+	if (*s < '0' || *s > '9')
+		return -1;
 	errno = 0;
 	*v = strtoull(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -1 : 0;
+	return errno || *end ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -41,9 +43,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: randfill BYTES [SEED]\n");
 		return 2;
 	}
-	if (argc == 2)
-		x = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid();
-	x |= 1;	/* xorshift's state must not be 0 */
+	if (argc == 2 && getrandom(&x, sizeof(x), 0) != sizeof(x)) {
+		perror("randfill: getrandom");
+		return 1;
+	}
+	if (!x)		/* xorshift's state must not be 0 */
+		x = 0x9e3779b97f4a7c15ULL;
 	while (left) {
 		n = left < CHUNK ? left : CHUNK;
 		for (i = 0; i < (n + 7) / 8; i++) {

@@ -20,7 +20,8 @@
  *   bytes N seconds S MBps X completions N copied_completions N cpu_seconds C
  * as mzc_send does: completions are notifications, seconds run from the
  * first send to the last notification. Any failure prints the call and
- * errno and exits 1; usage errors exit 2.
+ * errno and exits 1; usage errors exit 2; a kernel or sandbox without
+ * io_uring or without IORING_OP_SEND_ZC exits 3 and says which.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -73,6 +74,27 @@ static struct io_uring_cqe *next_cqe(struct io_uring *ring)
 	return cqe;
 }
 
+/* io_uring with IORING_OP_SEND_ZC, or exit 3 saying what is missing */
+static void ring_init(struct io_uring *ring)
+{
+	struct io_uring_probe *probe;
+	int ret;
+
+	ret = io_uring_queue_init(8, ring, 0);
+	if (ret) {
+		fprintf(stderr, "%s: io_uring unavailable: io_uring_queue_init: %s\n",
+			prog, strerror(-ret));
+		exit(3);
+	}
+	probe = io_uring_get_probe_ring(ring);
+	if (!probe || !io_uring_opcode_supported(probe, IORING_OP_SEND_ZC)) {
+		fprintf(stderr, "%s: io_uring unavailable: this kernel has no IORING_OP_SEND_ZC\n",
+			prog);
+		exit(3);
+	}
+	io_uring_free_probe(probe);
+}
+
 static void queue_send(struct io_uring *ring, int sk, char *buf, size_t len,
 		       unsigned int zc_flags)
 {
@@ -102,7 +124,7 @@ int main(int argc, char **argv)
 	struct sockaddr_in sa;
 	struct io_uring ring;
 	double t0, t1, c0, c1;
-	int fd, sk, i, ret, inflight = 0;
+	int fd, sk, i, inflight = 0;
 	off_t size;
 	char *map;
 
@@ -155,16 +177,13 @@ int main(int argc, char **argv)
 	if (map == MAP_FAILED)
 		fail("mmap");
 
-	ret = io_uring_queue_init(8, &ring, 0);
-	if (ret) {
-		errno = -ret;
-		fail("io_uring_queue_init");
-	}
+	/* connected first: a peer waiting for us is never left waiting */
 	sk = socket(AF_INET, SOCK_STREAM, 0);
 	if (sk < 0)
 		fail("socket");
 	if (connect(sk, (struct sockaddr *)&sa, sizeof(sa)))
 		fail("connect");
+	ring_init(&ring);
 
 	c0 = cpu_seconds();
 	t0 = now();
@@ -177,6 +196,11 @@ int main(int argc, char **argv)
 		}
 		cqe = next_cqe(&ring);
 		if (cqe->flags & IORING_CQE_F_NOTIF) {
+			/* one notification per request, never more */
+			if (cqe->flags & IORING_CQE_F_MORE) {
+				errno = EPROTO;
+				fail("IORING_OP_SEND_ZC: notification with F_MORE");
+			}
 			completions++;
 			if (cqe->res & IORING_NOTIF_USAGE_ZC_COPIED)
 				copied++;
@@ -184,9 +208,13 @@ int main(int argc, char **argv)
 			inflight = 0;
 			if (cqe->flags & IORING_CQE_F_MORE)
 				notifs++;
-			if (cqe->res == -EINVAL &&
-			    (zc_flags & IORING_SEND_ZC_REPORT_USAGE) && !off) {
-				/* 6.1: no usage report; send it again without */
+			if (cqe->res == -EINVAL && !off &&
+			    (zc_flags & IORING_SEND_ZC_REPORT_USAGE) &&
+			    !(cqe->flags & IORING_CQE_F_MORE)) {
+				/*
+				 * 6.1 refuses the flag at prep, before any
+				 * notification: send it again without
+				 */
 				zc_flags = 0;
 			} else if (cqe->res < 0) {
 				errno = -cqe->res;

@@ -14,8 +14,9 @@ ZC=/top/pmem-zc-demo/cli/pmem-zc
 # 9p reads the whole binary again, 0.3 s a call
 randfill() {
 	if [ ! -x /tmp/randfill ]; then
-		cp /top/net-tests/tools/bin/randfill /tmp/randfill.$$ &&
-			mv -f /tmp/randfill.$$ /tmp/randfill || return 1
+		rf_tmp=$(mktemp /tmp/randfill.XXXXXX) &&
+			cp /top/net-tests/tools/bin/randfill "$rf_tmp" && chmod 0755 "$rf_tmp" &&
+			mv -f "$rf_tmp" /tmp/randfill || { rm -f "$rf_tmp"; return 1; }
 	fi
 	/tmp/randfill "$@"
 }

@@ -1,0 +1,109 @@
+# Host only: make check (net-tests/check) over stand-ins for make and the
+# runner. Its last line adds both runs up and its exit status agrees with
+# it in every case: all passing; a failed test on 6.12; the runner exiting
+# as interrupted; a runner that exits non-zero with no failed test, or
+# ends without a summary; make failing for either kernel (the other
+# kernel's run still counts) or for the packages; a 6.1 subset naming a
+# test that does not exist. SIGTERM, and SIGINT, to check while a runner
+# or a build runs stops it within seconds, counting what the runner
+# reported, never as a success. The order: packages, then each kernel
+# built right before its run; --all runs every test numbered 10 and up
+# on 6.1.
+TEST_TIMEOUT=90
+
+test_run() {
+	local s=$T/top env out rc last want bad=0 nlab calls pid t0 dt sig
+	# as make check KERNEL=... runs us: make's variables are not the stand-ins'
+	unset MAKEFLAGS MAKEOVERRIDES MFLAGS MAKELEVEL PMEMZC_SUBSET_6_1
+	mkdir -p "$s/net-tests/tests" "$s/vm"
+	cp "$PMEMZC_TOP/net-tests/check" "$s/net-tests/"
+	# the real test names, as empty files
+	(cd "$PMEMZC_TOP/net-tests/tests" && for f in [0-9]*.sh; do : > "$s/net-tests/tests/$f"; done)
+	nlab=$(find "$s/net-tests/tests" -name '*.sh' -printf '%f\n' | awk -F- '$1 + 0 >= 10' | wc -l)
+	printf 'all deps:\n\t@echo "$@ $(KERNEL)" >> $(LOG)\n\t@[ -z "$(SLEEPMAKE)" ] || sleep 30\n\t@[ -z "$(FAILMAKE)" ] || [ "$(FAILMAKE)" != "$(KERNEL)$@" ]\n' > "$s/Makefile"
+	# the 6.1 run passes one test per name it was given
+	cat > "$s/net-tests/run" <<'RUN'
+#!/bin/bash
+echo "run $PMEMZC_KERNEL $#${1:+ $1}" >> "$LOG"
+case "$PMEMZC_KERNEL:${RUNMODE:-}" in
+*:int) echo "3 passed, 0 failed"; exit 130 ;;
+*:sleep) trap 'echo "2 passed, 1 failed"; exit 143' TERM; sleep 30 & wait; exit 9 ;;
+6.12:fail) echo "35 passed, 1 failed"; exit 1 ;;
+*:silent) echo "5 passed, 0 failed"; exit 1 ;;
+*:nosummary) echo "ok 1 - something"; exit 1 ;;
+6.12:*) echo "36 passed, 0 failed" ;;
+6.1:*) echo "$# passed, 0 failed" ;;
+esac
+RUN
+	chmod +x "$s/net-tests/run" "$s/net-tests/check"
+	export LOG=$T/calls
+	# ENV|ARGS|EXIT|LAST LINE
+	while IFS='|' read -r env args want last; do
+		rc=0
+		: > "$LOG"
+		# shellcheck disable=SC2086
+		out=$(env "$env" "$s/net-tests/check" $args 2>&1) || rc=$?
+		if [ "$rc" = "$want" ] && [ "$(tail -n 1 <<< "$out")" = "$last" ]; then
+			echo "ok - $env $args: exit $rc, '$last'"
+		else
+			echo "not ok - $env $args: exit $rc, '$(tail -n 1 <<< "$out")', expected exit $want, '$last'"
+			bad=1
+		fi
+	done <<CASES
+X=1||0|49 passed, 0 failed
+X=1|--all|0|$((36 + nlab)) passed, 0 failed
+RUNMODE=fail||1|48 passed, 1 failed
+RUNMODE=int||130|3 passed, 1 failed
+RUNMODE=silent||1|10 passed, 2 failed
+RUNMODE=nosummary||1|0 passed, 2 failed
+FAILMAKE=6.12all||1|13 passed, 1 failed
+FAILMAKE=6.1all||1|36 passed, 1 failed
+FAILMAKE=deps||1|0 passed, 1 failed
+PMEMZC_SUBSET_6_1=44-demo 99-none||1|36 passed, 1 failed
+PMEMZC_SUBSET_6_1=4*||1|36 passed, 1 failed
+X=1|--bogus|2|usage: net-tests/check [--all]
+X=1|--all extra|2|usage: net-tests/check [--all]
+CASES
+
+	# the order: packages, then each kernel built right before its run
+	while IFS='|' read -r args want desc; do
+		: > "$LOG"
+		# shellcheck disable=SC2086
+		"$s/net-tests/check" $args > /dev/null 2>&1
+		calls=$(tr '\n' ';' < "$LOG")
+		if [ "$calls" = "$want" ]; then
+			echo "ok - $desc"
+		else
+			echo "not ok - $desc: the calls were: $calls"
+			bad=1
+		fi
+	done <<CASES
+|deps ;all 6.12;run 6.12 0;all 6.1;run 6.1 13 44-demo;|deps, then 6.12 built and run, then 6.1 built and its 13 tests run
+--all|deps ;all 6.12;run 6.12 0;all 6.1;run 6.1 $nlab 10-link;|--all: the $nlab tests numbered 10 and up on 6.1, from 10-link
+CASES
+
+	# signals while a runner or a build runs: passed on, the runner's
+	# summary counted, stopped at once (the stand-ins would sleep 30 s)
+	# (env --default-signal: a background job of a script ignores SIGINT)
+	while IFS='|' read -r env sig want last; do
+		t0=$(date +%s)
+		env --default-signal=INT "$env" "$s/net-tests/check" > "$T/sig.out" 2>&1 &
+		pid=$!
+		sleep 1.5
+		kill -"$sig" "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		dt=$(($(date +%s) - t0))
+		if [ "$rc" = "$want" ] && [ "$(tail -n 1 "$T/sig.out")" = "$last" ] && [ "$dt" -lt 10 ]; then
+			echo "ok - SIG$sig with $env: exit $rc after ${dt}s, '$last'"
+		else
+			echo "not ok - SIG$sig with $env: exit $rc after ${dt}s, '$(tail -n 1 "$T/sig.out")', expected exit $want, '$last' within 10 s"
+			bad=1
+		fi
+	done <<'CASES'
+RUNMODE=sleep|TERM|143|2 passed, 2 failed
+RUNMODE=sleep|INT|130|2 passed, 2 failed
+SLEEPMAKE=1|TERM|143|0 passed, 1 failed
+CASES
+	return $bad
+}
