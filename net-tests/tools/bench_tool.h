@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench_tool.h: what the benchmark tools (mzc_send, sendfile_send,
- * memcpy_bw) share: failing with errno, sizes, IPv4 HOST:PORT, clocks.
+ * memcpy_bw, uring_send_zc) share: failing with errno, sizes, IPv4
+ * HOST:PORT, the source file, clocks.
  * Header-only, as each tool is built from one .c file; define
  * `static const char *prog` before including it.
  */
@@ -10,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #define BENCH_UNUSED	__attribute__((unused))
 
@@ -77,6 +80,35 @@ static BENCH_UNUSED int parse_addr(const char *arg, struct sockaddr_in *sa)
 	sa->sin_family = AF_INET;
 	sa->sin_port = htons(port);
 	return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
+}
+
+/*
+ * FILE opened read-only, *size its size (lseek, not fstat: a block
+ * device's st_size is 0), or length when that is set: what the send tools
+ * send. An empty FILE or a length beyond its end fails.
+ */
+static BENCH_UNUSED int open_source(const char *file, uint64_t length,
+				    off_t *size)
+{
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0)
+		fail("open");
+	*size = lseek(fd, 0, SEEK_END);
+	if (*size < 0)
+		fail("lseek(SEEK_END)");
+	if (!*size) {
+		errno = EINVAL;
+		fail("lseek(SEEK_END): empty file");
+	}
+	if (length) {
+		if (length > (uint64_t)*size) {
+			errno = EINVAL;
+			fail("--length beyond the end of FILE");
+		}
+		*size = length;
+	}
+	return fd;
 }
 
 static BENCH_UNUSED double now(void)

@@ -155,24 +155,7 @@ int main(int argc, char **argv)
 		usage();
 	}
 
-	fd = open(file, O_RDONLY);
-	if (fd < 0)
-		fail("open");
-	/* lseek, not fstat: a block device's st_size is 0 */
-	size = lseek(fd, 0, SEEK_END);
-	if (size < 0)
-		fail("lseek(SEEK_END)");
-	if (!size) {
-		errno = EINVAL;
-		fail("lseek(SEEK_END): empty file");
-	}
-	if (length) {
-		if (length > (uint64_t)size) {
-			errno = EINVAL;
-			fail("--length beyond the end of FILE");
-		}
-		size = length;
-	}
+	fd = open_source(file, length, &size);
 	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		fail("mmap");

@@ -82,24 +82,7 @@ int main(int argc, char **argv)
 	/* a peer that goes away: EPIPE from sendfile, not a silent death */
 	signal(SIGPIPE, SIG_IGN);
 
-	fd = open(file, O_RDONLY);
-	if (fd < 0)
-		fail("open");
-	/* lseek, not fstat: a block device's st_size is 0 */
-	size = lseek(fd, 0, SEEK_END);
-	if (size < 0)
-		fail("lseek(SEEK_END)");
-	if (!size) {
-		errno = EINVAL;
-		fail("lseek(SEEK_END): empty file");
-	}
-	if (length) {
-		if (length > (uint64_t)size) {
-			errno = EINVAL;
-			fail("--length beyond the end of FILE");
-		}
-		size = length;
-	}
+	fd = open_source(file, length, &size);
 
 	sk = socket(AF_INET, SOCK_STREAM, 0);
 	if (sk < 0)
