@@ -7,8 +7,9 @@
 # test that does not exist. SIGTERM, and SIGINT, to check while a runner
 # or a build runs stops it within seconds, counting what the runner
 # reported, never as a success. The order: packages, then each kernel
-# built right before its run; --all runs every test numbered 10 and up
-# on 6.1.
+# built right before its run; 6.12 on its test kernel, the 6.1 subset on
+# 6.1's bench kernel (--debug: its test kernel); --all runs every test
+# numbered 10 and up on 6.1's test kernel.
 TEST_TIMEOUT=90
 
 test_run() {
@@ -20,11 +21,11 @@ test_run() {
 	# the real test names, as empty files
 	(cd "$PMEMZC_TOP/net-tests/tests" && for f in [0-9]*.sh; do : > "$s/net-tests/tests/$f"; done)
 	nlab=$(find "$s/net-tests/tests" -name '*.sh' -printf '%f\n' | awk -F- '$1 + 0 >= 10' | wc -l)
-	printf 'all deps:\n\t@echo "$@ $(KERNEL)" >> $(LOG)\n\t@[ -z "$(SLEEPMAKE)" ] || sleep 30\n\t@[ -z "$(FAILMAKE)" ] || [ "$(FAILMAKE)" != "$(KERNEL)$@" ]\n' > "$s/Makefile"
+	printf 'all deps:\n\t@echo "$@ $(KERNEL) $(FLAVOUR)" >> $(LOG)\n\t@[ -z "$(SLEEPMAKE)" ] || sleep 30\n\t@[ -z "$(FAILMAKE)" ] || [ "$(FAILMAKE)" != "$(KERNEL)$@" ]\n' > "$s/Makefile"
 	# the 6.1 run passes one test per name it was given
 	cat > "$s/net-tests/run" <<'RUN'
 #!/bin/bash
-echo "run $PMEMZC_KERNEL $#${1:+ $1}" >> "$LOG"
+echo "run $PMEMZC_KERNEL $PMEMZC_FLAVOUR $#${1:+ $1}" >> "$LOG"
 case "$PMEMZC_KERNEL:${RUNMODE:-}" in
 *:int) echo "3 passed, 0 failed"; exit 130 ;;
 *:sleep) trap 'echo "2 passed, 1 failed"; exit 143' TERM; sleep 30 & wait; exit 9 ;;
@@ -52,6 +53,7 @@ RUN
 	done <<CASES
 X=1||0|49 passed, 0 failed
 X=1|--all|0|$((36 + nlab)) passed, 0 failed
+X=1|--debug|0|49 passed, 0 failed
 RUNMODE=fail||1|48 passed, 1 failed
 RUNMODE=int||130|3 passed, 1 failed
 RUNMODE=silent||1|10 passed, 2 failed
@@ -61,8 +63,9 @@ FAILMAKE=6.1all||1|36 passed, 1 failed
 FAILMAKE=deps||1|0 passed, 1 failed
 PMEMZC_SUBSET_6_1=44-demo 99-none||1|36 passed, 1 failed
 PMEMZC_SUBSET_6_1=4*||1|36 passed, 1 failed
-X=1|--bogus|2|usage: net-tests/check [--all]
-X=1|--all extra|2|usage: net-tests/check [--all]
+X=1|--bogus|2|usage: net-tests/check [--debug|--all]
+X=1|--all extra|2|usage: net-tests/check [--debug|--all]
+X=1|--debug --all|2|usage: net-tests/check [--debug|--all]
 CASES
 
 	# the order: packages, then each kernel built right before its run
@@ -78,8 +81,9 @@ CASES
 			bad=1
 		fi
 	done <<CASES
-|deps ;all 6.12;run 6.12 0;all 6.1;run 6.1 13 44-demo;|deps, then 6.12 built and run, then 6.1 built and its 13 tests run
---all|deps ;all 6.12;run 6.12 0;all 6.1;run 6.1 $nlab 10-link;|--all: the $nlab tests numbered 10 and up on 6.1, from 10-link
+|deps  ;all 6.12 test;run 6.12 test 0;all 6.1 bench;run 6.1 bench 13 44-demo;|deps, then 6.12's test kernel built and run, then 6.1's bench kernel built and its 13 tests run
+--debug|deps  ;all 6.12 test;run 6.12 test 0;all 6.1 test;run 6.1 test 13 44-demo;|--debug: the 13 tests on 6.1's test kernel
+--all|deps  ;all 6.12 test;run 6.12 test 0;all 6.1 test;run 6.1 test $nlab 10-link;|--all: the $nlab tests numbered 10 and up on 6.1's test kernel, from 10-link
 CASES
 
 	# signals while a runner or a build runs: passed on, the runner's
