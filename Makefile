@@ -24,15 +24,11 @@
 # (default ~/.cache/pmem-zc), never in the repository.
 
 SHELL := /bin/bash
-# (scripts and tests pass the kernel and flavour on as PMEMZC_KERNEL and
-# PMEMZC_FLAVOUR: make demo inside a test of the 6.1 bench kernel uses it)
-# (KERNEL and FLAVOUR count only on make's command line: the environment's
-# are not ours)
+FLAVOUR ?= test
+# (scripts and tests pass the kernel on as PMEMZC_KERNEL)
+# (KERNEL counts only on make's command line: the environment's is not ours)
 ifeq ($(filter command line override,$(origin KERNEL)),)
 KERNEL := $(or $(PMEMZC_KERNEL),6.12)
-endif
-ifeq ($(filter command line override,$(origin FLAVOUR)),)
-FLAVOUR := $(or $(PMEMZC_FLAVOUR),test)
 endif
 export PMEMZC_FLAVOUR := $(FLAVOUR)
 export PMEMZC_KERNEL := $(KERNEL)
@@ -78,19 +74,25 @@ cli:
 # run (net-tests/check). KERNEL=... on the command line: the whole suite on
 # that kernel alone. check-both: the subset on 6.1's test kernel instead
 # (over CI's limit cold). check-all: every two-guest test on 6.1 too.
-ifeq ($(origin KERNEL),command line)
+# (the kernels and flavours are net-tests/check's to pick: a KERNEL= or
+# FLAVOUR= given to check-both or check-all would reach the makes of the
+# tests through MAKEFLAGS, and is refused)
+ifneq ($(filter command line,$(origin KERNEL) $(origin FLAVOUR)),)
 check: all
 	@net-tests/run
+
+check-both check-all:
+	$(error make $@ picks its kernels itself: no KERNEL= or FLAVOUR=)
 else
 check:
 	@net-tests/check
-endif
 
 check-both:
 	@net-tests/check --debug
 
 check-all:
 	@net-tests/check --all
+endif
 
 demo: all
 	@vm/demo.sh

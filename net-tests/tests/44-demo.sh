@@ -8,7 +8,10 @@ TEST_TIMEOUT=900
 
 test_run() {
 	local d=$T/demo rc=0 out=$T/demo.out bytes line
-	PMEMZC_DEMO_DIR=$d make -s -C "$PMEMZC_TOP" demo > "$out" 2>&1 || rc=$?
+	# (the run's kernel and flavour, on the command line: they win over any
+	# KERNEL= or FLAVOUR= that reached us through MAKEFLAGS)
+	PMEMZC_DEMO_DIR=$d make -s -C "$PMEMZC_TOP" demo KERNEL="$PMEMZC_KERNEL" \
+		FLAVOUR="$PMEMZC_FLAVOUR" > "$out" 2>&1 || rc=$?
 	sed 's/^/# demo: /' "$out" | grep -av '^# demo: *$'
 	[ "$rc" = 0 ] && echo "ok - make demo exits 0" || echo "not ok - make demo exits $rc"
 	[ "$(grep -c '^  result: intact$' "$out")" = 2 ] && echo "ok - both transfers: result: intact" ||
