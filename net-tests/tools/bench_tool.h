@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench_tool.h: what the benchmark tools (mzc_send, sendfile_send,
- * memcpy_bw, uring_send_zc) share: failing with errno, sizes, IPv4
- * HOST:PORT, the source file, clocks.
+ * memcpy_bw, uring_send_zc) and dax_hold share: failing with errno, sizes,
+ * IPv4 HOST:PORT, the source file, clocks.
  * Header-only, as each tool is built from one .c file; define
  * `static const char *prog` before including it.
  */

@@ -14,44 +14,33 @@
  *              sender's queue, in skbs that hold the pages); on release the
  *              receiver reads everything into OUT
  *
- * Prints "held BYTES" once the references are taken and the file is
- * unmapped and closed (BYTES: what was queued), then waits for a line (or
- * end of file) on standard input; prints "delivered BYTES" when OUT is
- * written. Exits 0 when OUT has LEN bytes, 1 on any error (with the call
- * that failed), 2 on bad usage. What OUT holds is for the caller to
+ * LEN is N[K|M|G], a multiple of 4096. Prints "held BYTES" once the
+ * references are taken and the file is unmapped and closed (BYTES: what
+ * was queued), then waits for a line (or end of file) on standard input;
+ * prints "delivered BYTES" when OUT is written. Exits 0 when OUT has all
+ * BYTES, 1 on any error (with the call that failed), 2 on bad usage. What OUT holds is for the caller to
  * compare: this tool does not know which bytes are the first file's.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <linux/errqueue.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
-#ifndef MSG_ZEROCOPY
-#define MSG_ZEROCOPY 0x4000000
-#endif
+static const char *prog = "dax_hold";
+#include "bench_tool.h"
 
-static int fail(const char *what)
-{
-	fprintf(stderr, "dax_hold: %s: %s\n", what, strerror(errno));
-	return 1;
-}
-
-static void wait_release(void)
+/*
+ * the references are taken (HELD bytes): let go of the mapping, say so and
+ * wait for the caller's line
+ */
+static void let_go(char *map, size_t len, size_t held)
 {
 	char line[64];
 
+	if (munmap(map, len))
+		fail("munmap");
+	printf("held %zu\n", held);
+	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		clearerr(stdin);
 }
@@ -64,7 +53,7 @@ static int deliver(int fd, size_t len, const char *out)
 	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 	if (o < 0)
-		return fail(out);
+		fail(out);
 	while (got < len) {
 		size_t want = len - got < sizeof(buf) ? len - got : sizeof(buf);
 		ssize_t n = read(fd, buf, want);
@@ -72,15 +61,15 @@ static int deliver(int fd, size_t len, const char *out)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return fail("read");
+			fail("read");
 		if (n == 0)
 			break;
 		if (write(o, buf, n) != n)
-			return fail("write");
+			fail("write");
 		got += n;
 	}
 	if (close(o))
-		return fail("close");
+		fail("close");
 	printf("delivered %zu\n", got);
 	fflush(stdout);
 	return got == len ? 0 : 1;
@@ -92,22 +81,18 @@ static int hold_vmsplice(char *map, size_t len, const char *out)
 	size_t off = 0;
 
 	if (pipe(p))
-		return fail("pipe");
+		fail("pipe");
 	if (fcntl(p[1], F_SETPIPE_SZ, (int)len) < 0)
-		return fail("F_SETPIPE_SZ");
+		fail("F_SETPIPE_SZ");
 	while (off < len) {
 		struct iovec iov = { map + off, len - off };
 		ssize_t n = vmsplice(p[1], &iov, 1, 0);
 
 		if (n < 0)
-			return fail("vmsplice");
+			fail("vmsplice");
 		off += n;
 	}
-	if (munmap(map, len))
-		return fail("munmap");
-	printf("held %zu\n", off);
-	fflush(stdout);
-	wait_release();
+	let_go(map, len, off);
 	close(p[1]);
 	return deliver(p[0], len, out);
 }
@@ -124,15 +109,15 @@ static int hold_zerocopy(char *map, size_t len, const char *out)
 	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)) ||
 	    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
 	    getsockname(l, (struct sockaddr *)&a, &al))
-		return fail("listen");
+		fail("listen");
 	s = socket(AF_INET, SOCK_STREAM, 0);
 	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) ||
 	    setsockopt(s, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) ||
 	    connect(s, (struct sockaddr *)&a, sizeof(a)))
-		return fail("connect");
+		fail("connect");
 	r = accept(l, NULL, NULL);
 	if (r < 0)
-		return fail("accept");
+		fail("accept");
 	/* queue what the socket takes without blocking: the rest of LEN stays
 	 * the caller's to compare as not sent */
 	while (off < len) {
@@ -142,14 +127,10 @@ static int hold_zerocopy(char *map, size_t len, const char *out)
 		if (n < 0 && (errno == EAGAIN || errno == ENOBUFS))
 			break;
 		if (n < 0)
-			return fail("send");
+			fail("send");
 		off += n;
 	}
-	if (munmap(map, len))
-		return fail("munmap");
-	printf("held %zu\n", off);
-	fflush(stdout);
-	wait_release();
+	let_go(map, len, off);
 	/* the rest of the queue goes as the receiver reads */
 	shutdown(s, SHUT_WR);
 	return deliver(r, off, out);
@@ -165,19 +146,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s vmsplice|zerocopy FILE LEN OUT\n", argv[0]);
 		return 2;
 	}
-	len = strtoull(argv[3], NULL, 0);
+	len = parse_size(argv[3]);
 	if (!len || len % 4096) {
-		fprintf(stderr, "dax_hold: LEN must be a non-zero multiple of 4096\n");
+		fprintf(stderr, "dax_hold: LEN must be N[K|M|G], a non-zero multiple of 4096\n");
 		return 2;
 	}
 	fd = open(argv[2], O_RDONLY);
 	if (fd < 0)
-		return fail(argv[2]);
+		fail(argv[2]);
 	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
-		return fail("mmap");
+		fail("mmap");
 	if (close(fd))
-		return fail("close");
+		fail("close");
 	if (!strcmp(argv[1], "vmsplice"))
 		return hold_vmsplice(map, len, argv[4]);
 	return hold_zerocopy(map, len, argv[4]);
