@@ -18,8 +18,9 @@
  * references are taken and the file is unmapped and closed (BYTES: what
  * was queued), then waits for a line (or end of file) on standard input;
  * prints "delivered BYTES" when OUT is written. Exits 0 when OUT has all
- * BYTES, 1 on any error (with the call that failed), 2 on bad usage. What OUT holds is for the caller to
- * compare: this tool does not know which bytes are the first file's.
+ * BYTES, 1 on any error (with the call that failed), 2 on bad usage. What
+ * OUT holds is for the caller to compare: this tool does not know which
+ * bytes are the first file's.
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
@@ -118,8 +119,10 @@ static int hold_zerocopy(char *map, size_t len, const char *out)
 	r = accept(l, NULL, NULL);
 	if (r < 0)
 		fail("accept");
-	/* queue what the socket takes without blocking: the rest of LEN stays
-	 * the caller's to compare as not sent */
+	/*
+	 * queue what the socket takes without blocking: the rest of LEN stays
+	 * the caller's to compare as not sent
+	 */
 	while (off < len) {
 		ssize_t n = send(s, map + off, len - off,
 				 MSG_ZEROCOPY | MSG_DONTWAIT);
