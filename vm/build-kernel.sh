@@ -4,8 +4,8 @@
 #   [PMEMZC_KERNEL=6.12|6.1] vm/build-kernel.sh test|bench
 #
 # Source: Debian's linux-source-<version> tarball, extracted once per patch
-# series into $PMEMZC_CACHE/src/linux-<version>-<key>, with
-# mm-export-patch/<version>/*.patch applied in order.
+# series into $PMEMZC_CACHE/src/linux-<version>-<key>, with the series of
+# mm-export-patch/<version>/ applied in order (KSERIES in vm/common.sh).
 # Config: tinyconfig + vm/config/base.config + vm/config/<flavour>.config,
 # merged by scripts/kconfig/merge_config.sh; every option of the fragments
 # must survive olddefconfig or the build stops.

@@ -83,15 +83,23 @@ splat_lines() {
 # the selected kernel's source tree (keyed by the tarball and the code its
 # series changes; a commit message or the cover letter does not rebuild a
 # kernel) and of FLAVOUR's build (keyed by those, the settings in vm/config/
-# and vm/build-kernel.sh) for this checkout, and KPATCHES, the series in
-# order (mm-export-patch/<version>/).
+# and vm/build-kernel.sh) for this checkout, and KPATCHES, the patches in
+# order: the series of mm-export-patch/<version>/ named in KSERIES, each
+# in its own order.
+# The series of a version, applied in this order: the mm exports
+# (mm-export-patch/<version>/ itself), mainline's fs-DAX busy-page fix
+# backported (fsdax-busy/, stable-bound) and the lab's debugfs switch that
+# turns that fix off (lab/, never sent anywhere).
+KSERIES=". fsdax-busy lab"
 kernel_paths() {
-	local flavour=$1 cfgdir=$PMEMZC_TOP/vm/config p srckey key
+	local flavour=$1 cfgdir=$PMEMZC_TOP/vm/config p s srckey key
 	check_kernel_version
 	KPATCHES=()
-	while IFS= read -r -d '' p; do KPATCHES+=("$p"); done < <(
-		find "$PMEMZC_TOP/mm-export-patch/$PMEMZC_KERNEL" -maxdepth 1 -name '[0-9]*.patch' \
-			! -name '*cover-letter*' -print0 2>/dev/null | sort -z)
+	for s in $KSERIES; do
+		while IFS= read -r -d '' p; do KPATCHES+=("$p"); done < <(
+			find "$PMEMZC_TOP/mm-export-patch/$PMEMZC_KERNEL/$s" -maxdepth 1 -name '[0-9]*.patch' \
+				! -name '*cover-letter*' -print0 2>/dev/null | sort -z)
+	done
 	KSRC_TAR=/usr/src/linux-source-$PMEMZC_KERNEL.tar.xz
 	srckey=$( { echo "$(basename "$KSRC_TAR") $(stat -c %s "$KSRC_TAR" 2>/dev/null)"
 		    for p in "${KPATCHES[@]}"; do sed -n '/^diff --git /,/^-- $/p' "$p" | sha256sum; done
