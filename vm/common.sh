@@ -88,9 +88,11 @@ splat_lines() {
 # in its own order.
 # The series of a version, applied in this order: the mm exports
 # (mm-export-patch/<version>/ itself), mainline's fs-DAX busy-page fix
-# backported (fsdax-busy/, stable-bound) and the lab's debugfs switch that
-# turns that fix off (lab/, never sent anywhere).
-KSERIES=". fsdax-busy lab"
+# backported (fsdax-busy/, stable-bound), our fix of the XFS two-inode
+# layout break that spins on a busy page (xfs-dax-wait/, for mainline
+# first) and the lab's debugfs switch that turns the busy-page fix off
+# (lab/, never sent anywhere).
+KSERIES=". fsdax-busy xfs-dax-wait lab"
 kernel_paths() {
 	local flavour=$1 cfgdir=$PMEMZC_TOP/vm/config p s srckey key
 	check_kernel_version

@@ -1,33 +1,120 @@
-# fs-DAX must not free a block while a pipe or a socket still holds its
-# page (issue 22; mainline's busy-page fix, backported in
-# mm-export-patch/<version>/fsdax-busy/). ext4 -o dax on prd pages=devmap
-# (32 MiB): a process maps a 4 MiB file, takes references to its first
-# 1 MiB through vmsplice() into a pipe or send(MSG_ZEROCOPY) to a
-# loopback receiver that does not read (net-tests/tools/dax_hold.c),
-# unmaps it and closes it. Then
-# one layout operation: truncate to 0, punch the whole file, unlink its
-# only name (eviction), or umount (eviction of every inode; then mount
-# again and truncate the file, whose new inode has no entries to wait
-# for). The filesystem is refilled by another file, the receiver released.
+# fs-DAX must not free a block while a pipe, a socket or a bio still holds
+# its page (issue 22; mainline's busy-page fix, backported in
+# mm-export-patch/<version>/fsdax-busy/). A process maps a 4 MiB file on a
+# 32 MiB DAX filesystem, takes references to its first 1 MiB through one
+# PATH (net-tests/tools/dax_hold.c), unmaps it and closes it:
+#   vmsplice  vmsplice() into a pipe
+#   zerocopy  send(MSG_ZEROCOPY) to a loopback receiver that does not read
+#   uring     io_uring's IORING_OP_SEND_ZC from the mapping, the same way
+#   odwrite   an O_DIRECT write of the mapping to /dev/nbd0, whose
+#             nbd-server (on loopback) is stopped: the bio keeps the pages
+#             pinned; the disk then has to get the first file's bytes
+#   odread    an O_DIRECT read of /dev/nbd0 into a writable mapping: when
+#             the server goes on, the device writes into the pinned pages
+# Then one layout OP: truncate to 0, punch, zero, collapse or insert a
+# range (xfs_io; zero and insert free nothing, they only have to wait),
+# unlink of the only name (eviction), umount (eviction of every inode;
+# when it does not wait, mount again and truncate the file, whose new inode
+# has no entries to wait for), a truncate killed while it waits
+# (sigtruncate); on XFS with reflink (FS xfsr) the held file as the
+# destination of a reflink or a dedupe of another file, whose inode number
+# is lower (the held file is the second inode of
+# xfs_mmaplock_two_inodes_and_break_dax_layout(), which spun on it before
+# mm-export-patch/<version>/xfs-dax-wait/), or a reflink killed while it
+# waits (sigreflink: the held file keeps its bytes). The filesystem is
+# refilled by another file, the holder released. DEV prd (pages=devmap)
+# or ndpmem (upstream's nd_pmem, an fsdax namespace made with ndctl), FS
+# ext4, xfs (-o dax, no reflink) or xfsr (with reflink).
 #
-# Each case runs twice on one kernel, switched by the lab's debugfs knob
-# (mm-export-patch/<version>/lab/):
-#   fixed (Y)   the operation is still blocked after 2 s, it succeeds once
-#               the receiver has read, every byte queued arrives and is the
-#               first file's, dax_hold ends as it does unfixed (exit 0), and
-#               the kernel logs no warning
-#   unfixed (N) the operation does not wait, some delivered bytes are not
-#               the first file's (the leak the fix closes: that this is
-#               seen is what shows the test can fail) and the WARN_ON_ONCE
-#               of dax_disassociate_entry() fires
+# Each case runs on one kernel with the fix on or off, switched by the
+# lab's debugfs knob (mm-export-patch/<version>/lab/):
+#   fixed (Y)   the operation is still blocked after 2 s (in the layout
+#               break: ext4_wait_dax_page, xfs_wait_dax_page or
+#               dax_break_layout_final), it succeeds once the holder let go,
+#               every byte queued arrives and is the first file's, the
+#               refill got none of the held blocks and is intact after the
+#               release, dax_hold ends as it does unfixed (exit 0), and the
+#               kernel logs no warning (a killed operation fails instead,
+#               and the file is as it was)
+#   unfixed (N) the operation does not wait, the refill takes held blocks,
+#               and the leak shows: delivered bytes that are not the first
+#               file's, or (odread) the refill's bytes changed by the
+#               device; and the WARN_ON_ONCE of dax_disassociate_entry()
+#               fires. That this is seen is what shows the test can fail.
 # clear_warn_once is written before each case. The figures of both ways
-# are printed for the report.
+# are printed for the report. Also: io_uring refuses to register a DAX
+# mapping as a fixed buffer (a long-term pin), and registers anonymous
+# memory.
+#
+# FSDAX_MATRIX=check (make check): every PATH x truncate both ways, every OP
+# with vmsplice (and zerocopy for the four that free blocks) on ext4 over
+# prd, and a few cases on XFS and nd_pmem. FSDAX_MATRIX=full (make soak,
+# net-tests/soak/60-fsdax-matrix.sh): every PATH x OP x FIX on every DEV and
+# FS, less the unfixed zero and insert (they free nothing to leak).
 TEST_TIMEOUT=900
+FSDAX_MATRIX=${FSDAX_MATRIX:-check}
+# the guest's bound (the soak's matrix sets its own)
+FSDAX_GUEST_SECS=${FSDAX_GUEST_SECS:-800}
 # the unfixed cases' WARN in dax_disassociate_entry() is expected (the job
 # checks per case that it fires there and nowhere else); any other is not
 TEST_SPLAT_ALLOW='cut here|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]*fs/dax\.c:[0-9]+ dax_disassociate_entry\+|Call Trace:'
 
+# fsdax_cases: the cases of $FSDAX_MATRIX, "DEV FS PATH OP FIX" a line,
+# each DEV's together
+fsdax_cases() {
+	local dev fs path op fix
+	if [ "$FSDAX_MATRIX" = full ]; then
+		for dev in prd ndpmem; do
+			for fs in ext4 xfs; do
+				for fix in Y N; do
+					for path in vmsplice zerocopy uring odwrite odread; do
+						for op in truncate punch zero collapse insert unlink umount; do
+							[ $fix = N ] && { [ $op = zero ] || [ $op = insert ]; } && continue
+							echo "$dev $fs $path $op $fix"
+						done
+					done
+				done
+				echo "$dev $fs vmsplice sigtruncate Y"
+			done
+			for fix in Y N; do
+				for path in vmsplice zerocopy uring odwrite odread; do
+					for op in reflink dedupe; do
+						echo "$dev xfsr $path $op $fix"
+					done
+				done
+			done
+			echo "$dev xfsr vmsplice sigreflink Y"
+		done
+		return
+	fi
+	for fix in Y N; do
+		for path in vmsplice zerocopy; do
+			for op in truncate punch unlink umount collapse; do
+				[ $path = zerocopy ] && [ $op = collapse ] && continue
+				echo "prd ext4 $path $op $fix"
+			done
+		done
+		for path in uring odwrite odread; do
+			echo "prd ext4 $path truncate $fix"
+		done
+	done
+	echo "prd ext4 vmsplice zero Y"
+	echo "prd ext4 vmsplice insert Y"
+	echo "prd ext4 vmsplice sigtruncate Y"
+	echo "prd xfs vmsplice truncate Y"
+	echo "prd xfs vmsplice truncate N"
+	echo "prd xfs zerocopy unlink Y"
+	echo "prd xfsr vmsplice reflink Y"
+	echo "prd xfsr vmsplice reflink N"
+	echo "prd xfsr vmsplice dedupe Y"
+	echo "prd xfsr vmsplice sigreflink Y"
+	echo "ndpmem ext4 vmsplice truncate Y"
+	echo "ndpmem ext4 vmsplice truncate N"
+	echo "ndpmem ext4 zerocopy umount Y"
+}
+
 test_run() {
+	fsdax_cases > "$T/cases.in"
 	cat > "$T/A.job" <<'JOB'
 . /top/vm/guest/lib.sh
 # a dax_hold that died must not kill the job at "echo go"
@@ -36,17 +123,32 @@ KNOB=/sys/kernel/debug/fsdax_busy_fix
 [ -e $KNOB ] || fail "no $KNOB: this kernel was built without mm-export-patch/*/lab/"
 HOLD=/tmp/dax_hold
 cp /top/net-tests/tools/bin/dax_hold $HOLD && chmod 0755 $HOLD || fail "dax_hold"
-$INSMOD $PRD_KO map=32M@4G pages=devmap || fail "insmod prd"
 mkdir -p /mnt
 : > /work/cases
+
+# The stalled disk of odwrite and odread: /dev/nbd0 from an nbd-server on
+# loopback exporting 4 MiB of zeros (tmpfs); killall -STOP holds every
+# request it has not answered. Small TCP buffers, so that a stalled write
+# has most of its bytes still to send (dax_hold sets its own sockets').
+echo '4096 16384 65536' > /proc/sys/net/ipv4/tcp_wmem
+echo '4096 16384 65536' > /proc/sys/net/ipv4/tcp_rmem
+dd if=/dev/zero of=/tmp/nbd.img bs=1M count=4 2> /dev/null
+nbd_serve /tmp/nbd.img || fail "nbd-server"
+# no request timeout: a request waits for as long as the server is stopped
+nbd-client -N disk 127.0.0.1 /dev/nbd0 > /dev/null || fail "nbd-client"
+# the first open after the connection scans for partitions, which reads
+# the disk: done now, not while the server is stopped
+/usr/bin/dd if=/dev/nbd0 of=/dev/null bs=4096 count=1 status=none || fail "read nbd0"
 
 # fill: another file takes every free block (ends at ENOSPC); says
 # whether it wrote anything. Bounded well below the hung-task timeout: a
 # waiting unlink sits in D state meanwhile.
 fill() {
-	sync
+	# syncfs(2) of /mnt alone: a global sync would wait for the stopped
+	# nbd disk of the O_DIRECT cases
+	sync -f /mnt
 	timeout 60 /tmp/randfill $((1 << 40)) > /mnt/fill 2> /dev/null
-	sync
+	sync -f /mnt
 	[ -s /mnt/fill ] && echo yes || echo no
 }
 
@@ -70,24 +172,82 @@ overlap() {
 	END { print c + 0 }' "$1" "$2"
 }
 
-# one_case PATH OP FIX: one line "PATH OP FIX key=value..." in /work/cases
-# (the kernel log of the case is what follows its marker). OP sigtruncate
-# is a truncate that gets SIGINT while it waits.
+# use_dev prd|ndpmem: /dev/pmem0 from prd, or from nd_pmem (prd unloaded
+# first: both would claim the NVDIMM's range), an fsdax namespace with its
+# memmap on the device; each filesystem is made 32 MiB on it
+cur_dev=
+use_dev() {
+	[ "$1" = "$cur_dev" ] && return
+	case $1 in
+	prd)
+		$INSMOD $PRD_KO map=32M@4G pages=devmap || fail "insmod prd" ;;
+	ndpmem)
+		rmmod prd || fail "unload prd"
+		modprobe nd_pmem && modprobe nfit || fail "modprobe nd_pmem"
+		wait_for 30 test -e /sys/bus/nd/devices/namespace0.0 || fail "no namespace0.0"
+		ndctl create-namespace -f -e namespace0.0 -m fsdax > /tmp/ndctl.out 2>&1 ||
+			fail "ndctl: $(cat /tmp/ndctl.out)"
+		wait_for 30 test -b /dev/pmem0 || fail "no /dev/pmem0 from nd_pmem" ;;
+	esac
+	cur_dev=$1
+}
+
+# mkfs_mount FS: a 32 MiB FS on /dev/pmem0, mounted -o dax on /mnt (XFS
+# below its 300 MB minimum the way fstests makes it)
+mkfs_mount() {
+	case $1 in
+	ext4) mkfs.ext4 -q -F -b 4096 /dev/pmem0 32M ;;
+	xfs|xfsr) TEST_DIR=/mnt TEST_DEV=/dev/pmem0 QA_CHECK_FS=1 \
+		mkfs.xfs -q -f -m reflink=$([ $1 = xfsr ] && echo 1 || echo 0) -d size=32m /dev/pmem0 ;;
+	esac && mount -o dax /dev/pmem0 /mnt
+}
+
+# io_uring: a fixed buffer is a FOLL_LONGTERM pin, which fs-DAX refuses
+use_dev prd
+mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 /mnt && randfill $((1 << 20)) > /mnt/r ||
+	fail "ext4 for uring-reg"
+echo "dax $($HOLD uring-reg /mnt/r 1M 2>&1)" > /work/uring-reg
+echo "anon $($HOLD uring-reg - 1M 2>&1)" >> /work/uring-reg
+umount /mnt
+
+# one_case DEV FS PATH OP FIX: one line "DEV FS PATH OP FIX key=value..."
+# in /work/cases (the kernel log of the case is what follows its marker)
 one_case() {
-	path=$1 op=$2 fix=$3 case_name="$*"
+	dev=$1 fs=$2 path=$3 op=$4 fix=$5 case_name="$*"
+	use_dev $dev
 	echo 1 > /sys/kernel/debug/clear_warn_once
 	echo $fix > $KNOB
-	mark="fsdax-hold: case $path $op $fix"
+	mark="fsdax-hold: case $dev $fs $path $op $fix"
 	echo "$mark" > /dev/kmsg
-	mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 /mnt || fail "$case_name: ext4"
+	mkfs_mount $fs || fail "$case_name: $fs"
+	# a remap's source: made first, so that its inode number is the lower
+	# one; a dedupe's has the same bytes as the held file
+	ino=-
+	[ $fs = xfsr ] && : > /mnt/src
 	randfill $((4 << 20)) > /mnt/f && sync || fail "$case_name: test file"
+	if [ $fs = xfsr ]; then
+		if [ $op = dedupe ]; then
+			cat /mnt/f > /mnt/src
+		else
+			randfill $((4 << 20)) > /mnt/src
+		fi || fail "$case_name: source file"
+		sync
+		[ "$(stat -c %i /mnt/src)" -lt "$(stat -c %i /mnt/f)" ] && ino=lower || ino=higher
+	fi
+	fsum=$(md5sum < /mnt/f)
 	blocks /mnt/f 255 > /tmp/held.blocks
 	[ -s /tmp/held.blocks ] || fail "$case_name: no blocks of /mnt/f: $(filefrag -v /mnt/f)"
 	rm -f /tmp/go /tmp/got /tmp/hold.out /tmp/op.rc /tmp/op.pid /tmp/fill.blocks
 	mkfifo /tmp/go
+	stalled=no dev_arg=
+	case $path in
+	od*) killall -STOP nbd-server && stalled=yes dev_arg=/dev/nbd0 ||
+		fail "$case_name: stop nbd-server" ;;
+	esac
 	# dax_hold waits for a line on the fifo (fd 4 here, closed in every
 	# other child: the fifo's end is what would release it)
-	$HOLD $path /mnt/f 1M /tmp/got < /tmp/go > /tmp/hold.out 2>&1 & h=$!
+	# shellcheck disable=SC2086
+	$HOLD $path /mnt/f 1M /tmp/got $dev_arg < /tmp/go > /tmp/hold.out 2>&1 & h=$!
 	exec 4> /tmp/go
 	wait_for 60 grep -q '^held ' /tmp/hold.out || fail "$case_name: no hold: $(cat /tmp/hold.out)"
 	held=$(sed -n 's/^held //p' /tmp/hold.out)
@@ -96,11 +256,16 @@ one_case() {
 	# still running)
 	case $op in
 	truncate|sigtruncate) set -- truncate -s 0 /mnt/f ;;
+	reflink|sigreflink) set -- xfs_io -c 'reflink /mnt/src' /mnt/f ;;
+	dedupe) set -- xfs_io -c 'dedupe /mnt/src 0 0 4m' /mnt/f ;;
 	punch) set -- xfs_io -c 'fpunch 0 4m' /mnt/f ;;
+	zero) set -- xfs_io -c 'fzero 0 4m' /mnt/f ;;
+	collapse) set -- xfs_io -c 'fcollapse 0 1m' /mnt/f ;;
+	insert) set -- xfs_io -c 'finsert 0 1m' /mnt/f ;;
 	unlink) set -- rm /mnt/f ;;
 	umount) set -- umount /mnt ;;
 	esac
-	(sh -c 'echo $$ > /tmp/op.pid; exec "$@"' op "$@"; echo $? > /tmp/op.rc) 4>&- &
+	(sh -c 'echo $$ > /tmp/op.pid; exec "$@"' op "$@" 4>&-; echo $? > /tmp/op.rc) 4>&- &
 	if [ $fix = Y ]; then
 		sleep 2
 	else
@@ -110,14 +275,16 @@ one_case() {
 	blocked=yes wchan=-
 	[ -e /tmp/op.rc ] && blocked=no
 	[ $blocked = yes ] && wchan=$(cat /proc/"$(cat /tmp/op.pid)"/wchan 2> /dev/null)
-	size=-
-	if [ $op = sigtruncate ]; then
+	size=- intact=-
+	case $op in
+	sig*)
 		# the wait ends with the signal and frees nothing (TERM: a
 		# background job of a script ignores SIGINT)
 		kill -TERM "$(cat /tmp/op.pid)"
 		wait_for 30 test -e /tmp/op.rc
 		size=$(stat -c %s /mnt/f)
-	fi
+		[ "$(md5sum < /mnt/f)" = "$fsum" ] && intact=yes || intact=no ;;
+	esac
 	filled=skip
 	if [ $op = umount ] && [ $blocked = no ]; then
 		# unmounted at once: the file's next inode has no entries to
@@ -128,14 +295,17 @@ one_case() {
 	# What the operation freed, another file takes. Not while an unmount
 	# waits: it has freed nothing, /mnt is no longer its mount, and a
 	# sync would wait for its s_umount.
+	fillsum=-
 	if [ $op != umount ] || [ $blocked = no ]; then
 		filled=$(fill 4>&-)
 		blocks /mnt/fill > /tmp/fill.blocks
+		fillsum=$(md5sum < /mnt/fill)
 	fi
 	shared=-
 	[ -e /tmp/fill.blocks ] && shared=$(overlap /tmp/held.blocks /tmp/fill.blocks)
 	# still waiting when released: the wait did not end on its own
-	[ $op != sigtruncate ] && [ $blocked = yes ] && [ -e /tmp/op.rc ] && blocked=ended
+	case $op in sig*) ;; *) [ $blocked = yes ] && [ -e /tmp/op.rc ] && blocked=ended ;; esac
+	[ $stalled = yes ] && killall -CONT nbd-server
 	echo go >&4
 	exec 4>&-
 	wait_for 60 grep -q '^delivered ' /tmp/hold.out
@@ -144,70 +314,110 @@ one_case() {
 	wait_for 60 test -e /tmp/op.rc || fail "$case_name: $op still blocked after the release"
 	wait
 	oprc=$(cat /tmp/op.rc)
+	# the refill as it was before the release (odread: the device wrote
+	# into the held pages then)
+	fillchanged=-
+	[ "$fillsum" != - ] && { [ "$(md5sum < /mnt/fill)" = "$fillsum" ] && fillchanged=no || fillchanged=yes; }
 	# "delivered BYTES DIFFER": DIFFER of them are not what the file held
 	# when the references were taken
-	delivered=$(sed -n 's/^delivered \([0-9]*\) [0-9]*$/\1/p' /tmp/hold.out)
-	differ=$(sed -n 's/^delivered [0-9]* \([0-9]*\)$/\1/p' /tmp/hold.out)
+	delivered=$(sed -n 's/^delivered \([0-9]*\) .*$/\1/p' /tmp/hold.out)
+	differ=$(sed -n 's/^delivered [0-9]* \([0-9-]*\)$/\1/p' /tmp/hold.out)
 	dmesg | sed -n "/$mark\$/,\$p" > /tmp/case.log
 	warn=no
 	grep -q 'WARNING: .* dax_disassociate_entry' /tmp/case.log && warn=yes
 	other=$(grep 'WARNING: ' /tmp/case.log | grep -vc 'dax_disassociate_entry')
-	echo "$path $op $fix held=$held delivered=${delivered:-none} differ=${differ:-none} shared=$shared blocked=$blocked wchan=${wchan:--} filled=$filled size=$size oprc=$oprc holdrc=$holdrc warn=$warn otherwarn=$other" >> /work/cases
+	echo "$case_name held=$held delivered=${delivered:-none} differ=${differ:-none} shared=$shared blocked=$blocked wchan=${wchan:--} filled=$filled fillchanged=$fillchanged size=$size intact=$intact ino=$ino oprc=$oprc holdrc=$holdrc warn=$warn otherwarn=$other" >> /work/cases
+	[ $holdrc = 0 ] || echo "# $case_name: dax_hold: $(tail -n 1 /tmp/hold.out)" >> /work/cases
 	grep -q " /mnt " /proc/mounts && umount /mnt
 	true
 }
 
-for fix in Y N; do
-	for path in vmsplice zerocopy; do
-		for op in truncate punch unlink umount; do
-			one_case $path $op $fix
-		done
-	done
-done
-one_case vmsplice sigtruncate Y
+while read -r c; do
+	# shellcheck disable=SC2086
+	one_case $c
+done < /work/cases.in
 echo Y > $KNOB
-rmmod prd || fail "unload"
+nbd-client -d /dev/nbd0 > /dev/null
+[ $cur_dev = prd ] && { rmmod prd || fail "unload"; }
+true
 JOB
-	vm_run A "$T" A.job 800 || return 1
-	local path op fix rest kv bad=0 n=0 held delivered differ shared blocked wchan filled size oprc holdrc warn otherwarn
-	while read -r path op fix rest; do
+	vm_run A "$T" A.job "$FSDAX_GUEST_SECS" || return 1
+	local line bad=0
+	# io_uring's fixed buffers: refused for DAX, taken for anonymous memory
+	line=$(grep '^dax ' "$T/uring-reg")
+	if [[ $line = "dax register refused: Operation not supported" ]]; then
+		echo "ok - io_uring refuses a DAX mapping as a fixed buffer (EOPNOTSUPP: FOLL_LONGTERM)"
+	else
+		echo "not ok - io_uring fixed buffer of a DAX mapping: ${line:-no result}"; bad=1
+	fi
+	line=$(grep '^anon ' "$T/uring-reg")
+	if [[ $line = "anon register ok" ]]; then
+		echo "ok - io_uring registers anonymous memory as a fixed buffer"
+	else
+		echo "not ok - io_uring fixed buffer of anonymous memory: ${line:-no result}"; bad=1
+	fi
+	fsdax_check "$T/cases" "$T/cases.in" || bad=1
+	return $bad
+}
+
+# fsdax_check CASES WANTED: one TAP line a case of CASES (the job's
+# results), each checked as the header says; every case of WANTED ran
+fsdax_check() {
+	local dev fs path op fix rest kv bad=0 n=0 held delivered differ shared blocked wchan filled
+	local fillchanged size intact ino oprc holdrc warn otherwarn what leak
+	while read -r dev fs path op fix rest; do
+		[ "$dev" = "#" ] && { echo "# $fs $path $op $fix $rest"; continue; }
 		n=$((n + 1))
-		held='' delivered='' differ='' shared='' blocked='' wchan='' filled='' size='' oprc='' holdrc='' warn='' otherwarn=''
+		held='' delivered='' differ='' shared='' blocked='' wchan='' filled='' fillchanged='' size=''
+		intact='' ino='' oprc='' holdrc='' warn='' otherwarn=''
 		for kv in $rest; do
 			case $kv in
-			held=*|delivered=*|differ=*|shared=*|blocked=*|wchan=*|filled=*|size=*|oprc=*|holdrc=*|warn=*|otherwarn=*)
+			held=*|delivered=*|differ=*|shared=*|blocked=*|wchan=*|filled=*|fillchanged=*|size=*|intact=*|ino=*|oprc=*|holdrc=*|warn=*|otherwarn=*)
 				eval "${kv%%=*}=\${kv#*=}" ;;
 			esac
 		done
-		echo "# $path $op $fix: $rest"
-		# common to every fixed case: waited in the layout break (ext4's
-		# callback sleeps for truncate and punch, dax_break_layout_final()
-		# for eviction) until
-		# released (or the signal), every queued byte arrived and is the
-		# first file's, the sender saw what it sees unfixed, no warning;
-		# and the refill (when there is one) got none of the held blocks
-		if [ "$fix" = Y ] && [ "$blocked" = yes ] && [[ $wchan =~ ^(dax_break_layout|ext4_wait_dax_page) ]] &&
+		what="$dev $fs, $path, $op"
+		echo "# $what $fix: $rest"
+		# common to every fixed case: waited in the layout break (the
+		# filesystem's callback sleeps for the range operations,
+		# dax_break_layout_final() for eviction) until released (or the
+		# signal), every queued byte arrived and is the first file's,
+		# the sender saw what it sees unfixed, no warning; and the
+		# refill (when there is one) got none of the held blocks and is
+		# what it was before the release
+		if [ "$fix" = Y ] && [ "$blocked" = yes ] &&
+		   [[ $wchan =~ ^(dax_break_layout|ext4_wait_dax_page|xfs_wait_dax_page) ]] &&
 		   [ "$holdrc" = 0 ] && [ "${held:-0}" -gt 0 ] && [ "$delivered" = "$held" ] &&
-		   [ "$differ" = 0 ] && [ "$warn" = no ] && [ "$otherwarn" = 0 ] &&
-		   { [ "$filled" = yes ] && [ "$shared" = 0 ] || [ "$op" = umount ]; }; then
-			if [ "$op" = sigtruncate ]; then
+		   { [ "$differ" = 0 ] || { [ "$path" = odread ] && [ "$differ" = - ]; }; } &&
+		   [ "$warn" = no ] && [ "$otherwarn" = 0 ] &&
+		   { [ "$filled" = yes ] && [ "$shared" = 0 ] && [ "$fillchanged" = no ] || [ "$op" = umount ]; } &&
+		   { [ "$fs" != xfsr ] || [ "$ino" = lower ]; }; then
+			if [[ $op = sig* ]]; then
 				# killed in the wait: failed, the file untouched
-				if [ "$oprc" != 0 ] && [ "$size" = $((4 << 20)) ]; then
-					echo "ok - fixed: $path, a truncate waiting in $wchan killed by SIGTERM: exit $oprc, the file still 4 MiB, $delivered bytes all the first file's"
+				if [ "$oprc" != 0 ] && [ "$size" = $((4 << 20)) ] && [ "$intact" = yes ]; then
+					echo "ok - fixed: $what waiting in $wchan killed by SIGTERM: exit $oprc, the file still its 4 MiB, $delivered bytes all the first file's"
 					continue
 				fi
 			elif [ "$oprc" = 0 ]; then
-				echo "ok - fixed: $path, $op waits in $wchan; $delivered of $held bytes arrive, all the first file's"
+				echo "ok - fixed: $what waits in $wchan; $delivered of $held bytes arrive, all the first file's, the refill intact"
 				continue
 			fi
 		elif [ "$fix" = N ] && [ "$blocked" = no ] && [ "$filled" = yes ] && [ "${shared:-0}" -gt 0 ] &&
-		     [ "${differ:-0}" -gt 0 ] && [ "$warn" = yes ] && [ "$otherwarn" = 0 ] && [ "$holdrc" = 0 ]; then
-			echo "ok - unfixed: $path, $op does not wait; the refill took $shared of the held blocks, $differ of $delivered bytes delivered are not the first file's"
-			continue
+		     [ "$warn" = yes ] && [ "$otherwarn" = 0 ] && [ "$holdrc" = 0 ]; then
+			leak=''
+			if [ $path = odread ]; then
+				[ "$fillchanged" = yes ] && leak="the device wrote into the refill"
+			elif [ "${differ:-0}" -gt 0 ] 2> /dev/null; then
+				leak="$differ of $delivered bytes delivered are not the first file's"
+			fi
+			if [ -n "$leak" ]; then
+				echo "ok - unfixed: $what does not wait; the refill took $shared of the held blocks, $leak"
+				continue
+			fi
 		fi
-		echo "not ok - $([ "$fix" = Y ] && echo fixed || echo "unfixed (the leak not seen)"): $path, $op: $rest"
+		echo "not ok - $([ "$fix" = Y ] && echo fixed || echo "unfixed (the leak not seen)"): $what: $rest"
 		bad=1
-	done < "$T/cases"
-	[ "$n" = 17 ] || { echo "not ok - expected 17 cases, got $n"; bad=1; }
+	done < "$1"
+	[ "$n" = "$(wc -l < "$2")" ] || { echo "not ok - expected $(wc -l < "$2") cases, got $n"; bad=1; }
 	return $bad
 }

@@ -44,55 +44,15 @@
 #define IORING_NOTIF_USAGE_ZC_COPIED (1U << 31)
 #endif
 
-/* give up when no CQE arrives for this long */
-#define CQE_TIMEOUT_S 30
-
 static const char *prog = "uring_send_zc";
 #include "bench_tool.h"
+#include "uring_tool.h"
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: %s FILE HOST:PORT [--chunk N] [--length N]\n",
 		prog);
 	exit(2);
-}
-
-/* the next CQE, or fail after CQE_TIMEOUT_S without one */
-static struct io_uring_cqe *next_cqe(struct io_uring *ring)
-{
-	struct __kernel_timespec ts = { .tv_sec = CQE_TIMEOUT_S };
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	do
-		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
-	while (ret == -EINTR);
-	if (ret) {
-		errno = -ret;
-		fail("io_uring_wait_cqe_timeout");
-	}
-	return cqe;
-}
-
-/* io_uring with IORING_OP_SEND_ZC, or exit 3 saying what is missing */
-static void ring_init(struct io_uring *ring)
-{
-	struct io_uring_probe *probe;
-	int ret;
-
-	ret = io_uring_queue_init(8, ring, 0);
-	if (ret) {
-		fprintf(stderr, "%s: io_uring unavailable: io_uring_queue_init: %s\n",
-			prog, strerror(-ret));
-		exit(3);
-	}
-	probe = io_uring_get_probe_ring(ring);
-	if (!probe || !io_uring_opcode_supported(probe, IORING_OP_SEND_ZC)) {
-		fprintf(stderr, "%s: io_uring unavailable: this kernel has no IORING_OP_SEND_ZC\n",
-			prog);
-		exit(3);
-	}
-	io_uring_free_probe(probe);
 }
 
 static void queue_send(struct io_uring *ring, int sk, char *buf, size_t len,
