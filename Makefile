@@ -13,6 +13,8 @@
 #   make soak       crashes, concurrency, faults, memory pressure, poison
 #                   (test kernel; SOAK_SCALE=1 runs under an hour)
 #   make fuzz       fuzz prd's map= parser (FUZZ_SECONDS=60, ASan+UBSan)
+#   make deb        the Debian packages (debian/: prd-dkms, pmem-zc-dkms,
+#                   pmem-zc) in build/deb/, checked by lintian
 #   make clean      remove build products and results from the work tree
 #   make distclean  clean, and drop this checkout's kernel builds, source
 #                   tree and initramfs from the cache
@@ -40,7 +42,7 @@ KDIR = $(PMEMZC_CACHE)/kernel-$(KERNEL)-$(FLAVOUR)
 MODULE_DIRS := pmem-driver pmem-zc-demo/module net-tests/modules/warn_test \
 	       net-tests/modules/page_ref_test
 
-.PHONY: all deps kernel initramfs modules tools cli check check-both check-all demo shell bench soak fuzz clean distclean
+.PHONY: all deps kernel initramfs modules tools cli check check-both check-all demo shell bench soak fuzz deb clean distclean
 
 all: modules initramfs tools cli
 
@@ -110,6 +112,12 @@ soak: all
 fuzz:
 	@$(MAKE) --no-print-directory -C pmem-driver/tests fuzz
 
+# the Debian packages, built from a copy of the work tree in build/deb/
+# (vm/build-deb.sh), with the tools of vm/packages-deb.txt
+deb:
+	@vm/install-deps.sh vm/packages-deb.txt
+	@vm/build-deb.sh
+
 clean:
 	@for d in $(MODULE_DIRS); do \
 		[ ! -e $(KDIR)/Makefile ] || $(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d clean; \
@@ -119,7 +127,7 @@ clean:
 	done
 	@$(MAKE) -s -C pmem-zc-demo/cli clean
 	@$(MAKE) -s -C net-tests/tools clean
-	rm -rf results
+	rm -rf results build
 
 # clean, and this checkout's entries of the cache (vm/cache.sh drop)
 distclean: clean

@@ -859,3 +859,6 @@ module_exit(prd_exit);
 MODULE_AUTHOR("pmem-zc developers");
 MODULE_DESCRIPTION("Persistent memory block driver with struct page support");
 MODULE_LICENSE("GPL");
+#ifdef PRD_VERSION	/* Kbuild: from the VERSION file */
+MODULE_VERSION(PRD_VERSION);
+#endif

@@ -3,13 +3,17 @@
 # .deb without installing it, for the guests' initramfs: busybox-static
 # would remove the host's busybox, nginx would start a web server on the
 # host. The .deb is fetched with apt-get download and unpacked with dpkg-deb
-# -x into the cache, once per package version.
+# -x into the cache, once per package version. Without FILE the whole
+# package is unpacked there and the folder printed (the kernel headers of
+# vm/get-kernel-headers.sh: installing them would build DKMS modules for
+# the host).
 #
 #   vm/get-deb-file.sh PACKAGE FILE      (FILE as in the package: /bin/busybox)
+#   vm/get-deb-file.sh PACKAGE           (the folder the package is unpacked in)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-pkg=${1:?package} file=${2:?file}
+pkg=${1:?package} file=${2:-}
 candidate() { apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}'; }
 ver=$(candidate)
 if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
@@ -20,16 +24,24 @@ if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "apt knows no $pkg package"
 fi
 dir=$PMEMZC_CACHE/debs/$pkg/$(echo "$ver" | tr ':~' '__')
-if [ ! -e "$dir/$file" ]; then
+# a whole package counts as there once its stamp is, written last
+want=${file:-/.pmemzc-unpacked}
+if [ ! -e "$dir/$want" ]; then
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmemzc-deb.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	chmod 0755 "$tmp"	# apt's _apt user may write the download there
 	(cd "$tmp" && apt-get download -q "$pkg=$ver" >/dev/null 2>"$tmp/err") ||
 		die "apt-get download $pkg=$ver: $(grep -v '^W:' "$tmp/err" | head -1)"
 	dpkg-deb -x "$tmp"/"$pkg"_*.deb "$tmp/x"
-	[ -e "$tmp/x/$file" ] || die "$pkg $ver has no $file"
-	mkdir -p "$(dirname "$dir/$file")"
-	cp "$tmp/x/$file" "$dir/$file.tmp"
-	mv "$dir/$file.tmp" "$dir/$file"
+	if [ -n "$file" ]; then
+		[ -e "$tmp/x/$file" ] || die "$pkg $ver has no $file"
+		mkdir -p "$(dirname "$dir/$file")"
+		cp "$tmp/x/$file" "$dir/$file.tmp"
+		mv "$dir/$file.tmp" "$dir/$file"
+	else
+		mkdir -p "$dir"
+		cp -a "$tmp/x/." "$dir/"
+		touch "$dir/$want"
+	fi
 fi
-echo "$dir/$file"
+echo "$dir${file:+/$file}"

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Install the Debian packages listed in vm/packages.txt that are missing.
+# Install the Debian packages listed in vm/packages.txt (or in the list
+# given: vm/packages-deb.txt for make deb) that are missing.
 # Idempotent and silent when everything is present.
+#
+#   vm/install-deps.sh [LIST]
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 vm_refuse_foreign_root
-mapfile -t want < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PMEMZC_TOP/vm/packages.txt")
+list=${1:-$PMEMZC_TOP/vm/packages.txt}
+mapfile -t want < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list")
 missing=()
 for p in "${want[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

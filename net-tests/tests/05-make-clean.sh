@@ -20,9 +20,10 @@ test_run() {
 			echo product > "$repo/$d/$f"
 		done
 	done
-	mkdir -p "$repo/net-tests/tools/bin" "$repo/results/demo-1"
+	mkdir -p "$repo/net-tests/tools/bin" "$repo/results/demo-1" "$repo/build/deb"
 	echo tool > "$repo/net-tests/tools/bin/getgeo"
 	echo img > "$repo/results/demo-1/nvdimm.img"
+	echo deb > "$repo/build/deb/prd-dkms_0_all.deb"	# make deb
 	make -s -C "$repo" clean PMEMZC_CACHE="$cache" > "$T/clean.log" 2>&1 || { cat "$T/clean.log"; return 1; }
 	left=$(cd "$repo" && git status --porcelain --ignored)
 	[ -z "$left" ] || { echo "make clean left: $left"; return 1; }

@@ -414,3 +414,6 @@ module_exit(pzc_exit);
 MODULE_AUTHOR("pmem-zc developers");
 MODULE_DESCRIPTION("Zero-copy send and block copy of persistent memory pages");
 MODULE_LICENSE("GPL");
+#ifdef PZC_VERSION	/* Kbuild: from the VERSION file */
+MODULE_VERSION(PZC_VERSION);
+#endif
