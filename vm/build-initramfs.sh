@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the guests' initramfs for one kernel flavour.
 #
-#   vm/build-initramfs.sh test|bench
+#   vm/build-initramfs.sh test|bench|debian
 #
 # Contents: static busybox (vm/get-deb-file.sh), the Debian tools the tests
 # use (TOOLS below)
@@ -26,7 +26,10 @@ PKGS=(coreutils kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fspro
 busybox=$("$PMEMZC_TOP/vm/get-deb-file.sh" busybox-static /bin/busybox)
 nginx=$("$PMEMZC_TOP/vm/get-deb-file.sh" nginx /usr/sbin/nginx)
 
-key=$( { basename "$kdir"; dpkg-query -W "${PKGS[@]}"; echo "${TOOLS[*]} $busybox $nginx";
+# (the modules by name and size too: the debian flavour's tree keeps its
+# name when vm/get-debian-kernel.sh picks other modules)
+key=$( { basename "$kdir"; (cd "$kdir/modroot" && find . -type f -printf '%p %s\n' | LC_ALL=C sort)
+	 dpkg-query -W "${PKGS[@]}"; echo "${TOOLS[*]} $busybox $nginx";
 	 cat "$0" "$PMEMZC_TOP/vm/guest/init"; } | content_key)
 # named after the kernel build, so that vm/cache.sh drop finds it
 out=$PMEMZC_CACHE/initramfs/$(basename "$kdir")-$key.cpio
@@ -83,6 +86,9 @@ for a in $(usr/bin/busybox --list); do
 done
 
 cp -a "$kdir/modroot/lib/modules" usr/lib/
+# the modules init loads at boot (Debian's kernel: virtio and 9p are
+# modules there)
+[ ! -e "$kdir/modroot/etc/pmemzc-modules" ] || cp "$kdir/modroot/etc/pmemzc-modules" etc/
 install -m 0755 "$PMEMZC_TOP/vm/guest/init" init
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' > etc/passwd
 printf 'root:x:0:\nnogroup:x:65534:\n' > etc/group
