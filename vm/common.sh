@@ -88,13 +88,13 @@ splat_lines() {
 # in its own order.
 # The series of a version, applied in this order: the mm exports
 # (mm-export-patch/<version>/ itself), mainline's fs-DAX busy-page fix
-# backported (fsdax-busy/, stable-bound), on 6.1 the wake-up a direct I/O
-# bio's release owes a waiting layout break (fsdax-bio-wake/, stable-bound;
-# 6.12 has it), our fix of the XFS two-inode
+# backported (fsdax-busy/, stable-bound; on 6.1 with a 6.1-only first
+# patch, the wake-up a direct I/O bio's release owes a waiting layout
+# break), our fix of the XFS two-inode
 # layout break that spins on a busy page (xfs-dax-wait/, for mainline
 # first) and the lab's debugfs switch that turns the busy-page fix off
 # (lab/, never sent anywhere).
-KSERIES=". fsdax-busy fsdax-bio-wake xfs-dax-wait lab"
+KSERIES=". fsdax-busy xfs-dax-wait lab"
 kernel_paths() {
 	local flavour=$1 cfgdir=$PMEMZC_TOP/vm/config p s srckey key
 	check_kernel_version

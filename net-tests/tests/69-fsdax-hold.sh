@@ -28,15 +28,21 @@
 #
 # Each case runs on one kernel with the fix on or off, switched by the
 # lab's debugfs knob (mm-export-patch/<version>/lab/):
-#   fixed (Y)   the operation is still blocked after 2 s (in the layout
-#               break: ext4_wait_dax_page, xfs_wait_dax_page or
-#               dax_break_layout_final), it succeeds once the holder let go,
-#               every byte queued arrives and is the first file's, the
-#               refill got none of the held blocks and is intact after the
-#               release, dax_hold ends as it does unfixed (exit 0), and the
-#               kernel logs no warning (a killed operation fails instead,
-#               and the file is as it was)
-#   unfixed (N) the operation does not wait, the refill takes held blocks,
+#   fixed (Y)   the operation is still blocked after 2 s, asleep in its
+#               layout break (eviction in dax_break_layout_final, the
+#               others in ext4_wait_dax_page or xfs_wait_dax_page; sampled
+#               for up to 10 s more), it completes once the holder let go
+#               and has done what it does (truncated, punched, zeroed,
+#               collapsed, inserted, unlinked, unmounted, the file the
+#               reflink's source or its extents shared: xfs_io's exit
+#               status does not say), every byte queued arrives and is the
+#               first file's, the refill (written until ENOSPC) got none
+#               of the held blocks and is intact after the release,
+#               dax_hold ends as it does unfixed (exit 0), and the kernel
+#               logs no warning; a killed operation ends with the signal,
+#               before the release, and the file is as it was after it
+#   unfixed (N) the operation does not wait (and does what it does), the
+#               refill takes held blocks,
 #               and the leak shows: delivered bytes that are not the first
 #               file's, or (odread) the refill's bytes changed by the
 #               device; and the WARN_ON_ONCE of dax_disassociate_entry()
@@ -154,9 +160,10 @@ fill() {
 	# syncfs(2) of /mnt alone: a global sync would wait for the stopped
 	# nbd disk of the O_DIRECT cases
 	sync -f /mnt
-	timeout 60 /tmp/randfill $((1 << 40)) > /mnt/fill 2> /dev/null
+	timeout 60 /tmp/randfill $((1 << 40)) > /mnt/fill 2> /tmp/fill.err
 	sync -f /mnt
-	[ -s /mnt/fill ] && echo yes || echo no
+	# it wrote, and stopped because the filesystem was full
+	[ -s /mnt/fill ] && grep -q 'No space left' /tmp/fill.err && echo yes || echo no
 }
 
 # blocks FILE [LAST]: FILE's physical blocks (of logical blocks 0..LAST),
@@ -281,16 +288,25 @@ one_case() {
 	fi
 	blocked=yes wchan=-
 	[ -e /tmp/op.rc ] && blocked=no
-	[ $blocked = yes ] && wchan=$(cat /proc/"$(cat /tmp/op.pid)"/wchan 2> /dev/null)
-	size=- intact=-
+	if [ $blocked = yes ]; then
+		# where it sleeps: sampled until it is a layout break's wait
+		# (a slow guest may not be there yet), for up to 10 s
+		i=0
+		while :; do
+			wchan=$(cat /proc/"$(cat /tmp/op.pid)"/wchan 2> /dev/null)
+			case $wchan in *wait_dax_page|dax_break_layout*) break ;; esac
+			[ $i -ge 10 ] && break
+			i=$((i + 1)); sleep 1
+		done
+	fi
+	size=- intact=- sigended=-
 	case $op in
 	sig*)
 		# the wait ends with the signal and frees nothing (TERM: a
-		# background job of a script ignores SIGINT)
+		# background job of a script ignores SIGINT); it has to end
+		# before the release, or the release would end it
 		kill -TERM "$(cat /tmp/op.pid)"
-		wait_for 30 test -e /tmp/op.rc
-		size=$(stat -c %s /mnt/f)
-		[ "$(md5sum < /mnt/f)" = "$fsum" ] && intact=yes || intact=no ;;
+		wait_for 30 test -e /tmp/op.rc && sigended=yes || sigended=no ;;
 	esac
 	filled=skip
 	if [ $op = umount ] && [ $blocked = no ]; then
@@ -315,12 +331,32 @@ one_case() {
 	[ $stalled = yes ] && killall -CONT nbd-server
 	echo go >&4
 	exec 4>&-
-	wait_for 60 grep -q '^delivered ' /tmp/hold.out
+	wait_for 60 grep -q '^delivered ' /tmp/hold.out ||
+		{ kill -9 $h; fail "$case_name: dax_hold did not deliver: $(tail -n 1 /tmp/hold.out)"; }
 	wait $h
 	holdrc=$?
 	wait_for 60 test -e /tmp/op.rc || fail "$case_name: $op still blocked after the release"
 	wait
 	oprc=$(cat /tmp/op.rc)
+	# what the operation did, once it returned (xfs_io's exit status
+	# does not say whether fzero, reflink or dedupe failed): post=ok or
+	# what is wrong
+	post=ok
+	case $op in
+	truncate) [ "$(stat -c %s /mnt/f)" = 0 ] || post=size-$(stat -c %s /mnt/f) ;;
+	punch) [ -z "$(blocks /mnt/f)" ] || post=blocks-left ;;
+	zero) [ "$(md5sum < /mnt/f)" = "$(head -c $((4 << 20)) /dev/zero | md5sum)" ] || post=not-zero ;;
+	collapse) [ "$(stat -c %s /mnt/f)" = $((3 << 20)) ] || post=size-$(stat -c %s /mnt/f) ;;
+	insert) [ "$(stat -c %s /mnt/f)" = $((5 << 20)) ] || post=size-$(stat -c %s /mnt/f) ;;
+	unlink) [ ! -e /mnt/f ] || post=still-there ;;
+	# (unfixed, mounted again above)
+	umount) [ $blocked = no ] || ! grep -q " /mnt " /proc/mounts || post=still-mounted ;;
+	reflink) [ "$(md5sum < /mnt/f)" = "$(md5sum < /mnt/src)" ] || post=not-the-source ;;
+	dedupe) filefrag -v /mnt/f | grep -q shared || post=not-shared ;;
+	# killed: the file as it was, after the release too
+	sig*) size=$(stat -c %s /mnt/f)
+	      [ "$(md5sum < /mnt/f)" = "$fsum" ] && intact=yes || intact=no ;;
+	esac
 	# the refill as it was before the release (odread: the device wrote
 	# into the held pages then)
 	fillchanged=-
@@ -333,7 +369,7 @@ one_case() {
 	warn=no
 	grep -q 'WARNING: .* dax_disassociate_entry' /tmp/case.log && warn=yes
 	other=$(grep 'WARNING: ' /tmp/case.log | grep -vc 'dax_disassociate_entry')
-	echo "$case_name held=$held delivered=${delivered:-none} differ=${differ:-none} shared=$shared blocked=$blocked wchan=${wchan:--} filled=$filled fillchanged=$fillchanged size=$size intact=$intact ino=$ino oprc=$oprc holdrc=$holdrc warn=$warn otherwarn=$other" >> /work/cases
+	echo "$case_name held=$held delivered=${delivered:-none} differ=${differ:-none} shared=$shared blocked=$blocked wchan=${wchan:--} filled=$filled fillchanged=$fillchanged size=$size intact=$intact sigended=$sigended post=$post ino=$ino oprc=$oprc holdrc=$holdrc warn=$warn otherwarn=$other" >> /work/cases
 	[ $holdrc = 0 ] || echo "# $case_name: dax_hold: $(tail -n 1 /tmp/hold.out)" >> /work/cases
 	grep -q " /mnt " /proc/mounts && umount /mnt
 	true
@@ -353,7 +389,7 @@ JOB
 	# io_uring's fixed buffers: refused for DAX, taken for anonymous memory
 	line=$(grep '^dax ' "$T/uring-reg")
 	if [[ $line = "dax register refused: Operation not supported" ]]; then
-		echo "ok - io_uring refuses a DAX mapping as a fixed buffer (EOPNOTSUPP: FOLL_LONGTERM)"
+		echo "ok - io_uring refuses a DAX mapping as a fixed buffer (EOPNOTSUPP: a long-term pin of a file mapping)"
 	else
 		echo "not ok - io_uring fixed buffer of a DAX mapping: ${line:-no result}"; bad=1
 	fi
@@ -371,20 +407,27 @@ JOB
 # results), each checked as the header says; every case of WANTED ran
 fsdax_check() {
 	local dev fs path op fix rest kv bad=0 n=0 held delivered differ shared blocked wchan filled
-	local fillchanged size intact ino oprc holdrc warn otherwarn what leak
+	local fillchanged size intact sigended post ino oprc holdrc warn otherwarn what leak waitfn
 	while read -r dev fs path op fix rest; do
 		[ "$dev" = "#" ] && { echo "# $fs $path $op $fix $rest"; continue; }
 		n=$((n + 1))
 		held='' delivered='' differ='' shared='' blocked='' wchan='' filled='' fillchanged='' size=''
-		intact='' ino='' oprc='' holdrc='' warn='' otherwarn=''
+		intact='' sigended='' post='' ino='' oprc='' holdrc='' warn='' otherwarn=''
 		for kv in $rest; do
 			case $kv in
-			held=*|delivered=*|differ=*|shared=*|blocked=*|wchan=*|filled=*|fillchanged=*|size=*|intact=*|ino=*|oprc=*|holdrc=*|warn=*|otherwarn=*)
+			held=*|delivered=*|differ=*|shared=*|blocked=*|wchan=*|filled=*|fillchanged=*|size=*|intact=*|sigended=*|post=*|ino=*|oprc=*|holdrc=*|warn=*|otherwarn=*)
 				eval "${kv%%=*}=\${kv#*=}" ;;
 			esac
 		done
 		what="$dev $fs, $path, $op"
 		echo "# $what $fix: $rest"
+		# the wait this operation has to be in: eviction's, or the
+		# filesystem's own layout break
+		case $op:$fs in
+		unlink:*|umount:*) waitfn=dax_break_layout_final ;;
+		*:ext4) waitfn=ext4_wait_dax_page ;;
+		*) waitfn=xfs_wait_dax_page ;;
+		esac
 		# common to every fixed case: waited in the layout break (the
 		# filesystem's callback sleeps for the range operations,
 		# dax_break_layout_final() for eviction) until released (or the
@@ -393,7 +436,7 @@ fsdax_check() {
 		# refill (when there is one) got none of the held blocks and is
 		# what it was before the release
 		if [ "$fix" = Y ] && [ "$blocked" = yes ] &&
-		   [[ $wchan =~ ^(dax_break_layout|ext4_wait_dax_page|xfs_wait_dax_page) ]] &&
+		   [ "$wchan" = "$waitfn" ] && [ "$post" = ok ] &&
 		   [ "$holdrc" = 0 ] && [ "${held:-0}" -gt 0 ] && [ "$delivered" = "$held" ] &&
 		   { [ "$differ" = 0 ] || { [ "$path" = odread ] && [ "$differ" = - ]; }; } &&
 		   [ "$warn" = no ] && [ "$otherwarn" = 0 ] &&
@@ -401,15 +444,15 @@ fsdax_check() {
 		   { [ "$fs" != xfsr ] || [ "$ino" = lower ]; }; then
 			if [[ $op = sig* ]]; then
 				# killed in the wait: failed, the file untouched
-				if [ "$oprc" != 0 ] && [ "$size" = $((4 << 20)) ] && [ "$intact" = yes ]; then
+				if [ "$sigended" = yes ] && [ "$oprc" != 0 ] && [ "$size" = $((4 << 20)) ] && [ "$intact" = yes ]; then
 					echo "ok - fixed: $what waiting in $wchan killed by SIGTERM: exit $oprc, the file still its 4 MiB, $delivered bytes all the first file's"
 					continue
 				fi
 			elif [ "$oprc" = 0 ]; then
-				echo "ok - fixed: $what waits in $wchan; $delivered of $held bytes arrive, all the first file's, the refill intact"
+				echo "ok - fixed: $what waits in $wchan, then completes; $delivered of $held bytes arrive, all the first file's, the refill intact"
 				continue
 			fi
-		elif [ "$fix" = N ] && [ "$blocked" = no ] && [ "$filled" = yes ] && [ "${shared:-0}" -gt 0 ] &&
+		elif [ "$fix" = N ] && [ "$blocked" = no ] && [ "$post" = ok ] && [ "$filled" = yes ] && [ "${shared:-0}" -gt 0 ] &&
 		     [ "$warn" = yes ] && [ "$otherwarn" = 0 ] && [ "$holdrc" = 0 ]; then
 			leak=''
 			if [ $path = odread ]; then
