@@ -49,8 +49,10 @@ all: modules initramfs tools cli
 deps:
 	@vm/install-deps.sh
 
+# FLAVOUR=debian: Debian's own kernel, unpacked, not built (not through
+# vm/build-kernel.sh, whose text keys every lab kernel build)
 kernel: deps
-	@vm/build-kernel.sh $(FLAVOUR)
+	@$(if $(filter debian,$(FLAVOUR)),vm/get-debian-kernel.sh,vm/build-kernel.sh $(FLAVOUR))
 
 initramfs: kernel
 	@vm/build-initramfs.sh $(FLAVOUR)
@@ -122,7 +124,7 @@ clean:
 	@for d in $(MODULE_DIRS); do \
 		[ ! -e $(KDIR)/Makefile ] || $(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d clean; \
 		find $$d \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
-			-o -name '.*.cmd' -o -name '*.order' -o -name Module.symvers \
+			-o -name '.*.cmd' -o -name '.*.o.d' -o -name '*.order' -o -name Module.symvers \
 			-o -name .pmemzc-kernel \) -delete; \
 	done
 	@$(MAKE) -s -C pmem-zc-demo/cli clean

@@ -18,12 +18,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 flavour=${1:-test}
-case $flavour in
-test|bench) ;;
-# Debian's own kernel, unpacked, not built
-debian) exec "$PMEMZC_TOP/vm/get-debian-kernel.sh" ;;
-*) die "unknown flavour '$flavour' (test|bench|debian)";;
-esac
+case $flavour in test|bench) ;; *) die "unknown flavour '$flavour' (test|bench)";; esac
 cfgdir=$PMEMZC_TOP/vm/config
 kernel_paths "$flavour"
 [ -r "$KSRC_TAR" ] || die "$KSRC_TAR missing: apt-get install linux-source-$PMEMZC_KERNEL"
