@@ -756,7 +756,7 @@ static int prd_parse_params(enum prd_page_mode *mode, bool *memmap_on_dev)
 	}
 	*mode = i;
 	if (*mode == PRD_PAGES_SPARSE && !prd_sparse_supported()) {
-		pr_err("pages=sparse needs a kernel built with mm-export-patch\n");
+		pr_err("pages=sparse: this kernel lacks the mm exports it needs (mm-export-patch/); pages=devmap or pages=none work here\n");
 		return -EOPNOTSUPP;
 	}
 
