@@ -8,14 +8,15 @@
 # or a build runs stops it within seconds, counting what the runner
 # reported, never as a success. The order: packages, then each kernel
 # built right before its run; 6.12 on its test kernel, the 6.1 subset on
-# 6.1's bench kernel (--debug: its test kernel); --all runs every test
-# numbered 10 and up on 6.1's test kernel.
+# 6.1's bench kernel (--debug: its test kernel) with 69's 6.1 subset of
+# cases (FSDAX_MATRIX=subset; check, the 6.12 run's, with --debug and
+# --all); --all runs every test numbered 10 and up on 6.1's test kernel.
 TEST_TIMEOUT=90
 
 test_run() {
 	local s=$T/top env out rc last want bad=0 nlab nsub calls pid t0 dt sig
 	# as make check KERNEL=... runs us: make's variables are not the stand-ins'
-	unset MAKEFLAGS MAKEOVERRIDES MFLAGS MAKELEVEL PMEMZC_SUBSET_6_1
+	unset MAKEFLAGS MAKEOVERRIDES MFLAGS MAKELEVEL PMEMZC_SUBSET_6_1 FSDAX_MATRIX
 	mkdir -p "$s/net-tests/tests" "$s/vm"
 	cp "$PMEMZC_TOP/net-tests/check" "$s/net-tests/"
 	# the real test names, as empty files
@@ -28,7 +29,7 @@ test_run() {
 	# the 6.1 run passes one test per name it was given
 	cat > "$s/net-tests/run" <<'RUN'
 #!/bin/bash
-echo "run $PMEMZC_KERNEL $PMEMZC_FLAVOUR $#${1:+ $1}" >> "$LOG"
+echo "run $PMEMZC_KERNEL $PMEMZC_FLAVOUR ${FSDAX_MATRIX:-unset} $#${1:+ $1}" >> "$LOG"
 case "$PMEMZC_KERNEL:${RUNMODE:-}" in
 *:int) echo "3 passed, 0 failed"; exit 130 ;;
 *:sleep) trap 'echo "2 passed, 1 failed"; exit 143' TERM; sleep 30 & wait; exit 9 ;;
@@ -84,9 +85,9 @@ CASES
 			bad=1
 		fi
 	done <<CASES
-|deps  ;all 6.12 test;run 6.12 test 0;all 6.1 bench;run 6.1 bench $nsub 44-demo;|deps, then 6.12's test kernel built and run, then 6.1's bench kernel built and its $nsub tests run
---debug|deps  ;all 6.12 test;run 6.12 test 0;all 6.1 test;run 6.1 test $nsub 44-demo;|--debug: the $nsub tests on 6.1's test kernel
---all|deps  ;all 6.12 test;run 6.12 test 0;all 6.1 test;run 6.1 test $nlab 10-link;|--all: the $nlab tests numbered 10 and up on 6.1's test kernel, from 10-link
+|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 bench;run 6.1 bench subset $nsub 44-demo;|deps, then 6.12's test kernel built and run (69's check cases), then 6.1's bench kernel built and its $nsub tests run (69's 6.1 subset of cases)
+--debug|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 test;run 6.1 test check $nsub 44-demo;|--debug: the $nsub tests on 6.1's test kernel, 69's check cases
+--all|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 test;run 6.1 test check $nlab 10-link;|--all: the $nlab tests numbered 10 and up on 6.1's test kernel, from 10-link, 69's check cases
 CASES
 
 	# signals while a runner or a build runs: passed on, the runner's
