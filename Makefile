@@ -85,7 +85,7 @@ ifneq ($(filter command line,$(origin KERNEL) $(origin FLAVOUR)),)
 check: all
 	@net-tests/run
 
-check-both check-all:
+check-both check-all check-debian:
 	$(error make $@ picks its kernels itself: no KERNEL= or FLAVOUR=)
 else
 check:
@@ -96,6 +96,9 @@ check-both:
 
 check-all:
 	@net-tests/check --all
+
+check-debian:
+	@net-tests/check --debian
 endif
 
 demo: all

@@ -10,13 +10,14 @@
 # built right before its run; 6.12 on its test kernel, the 6.1 subset on
 # 6.1's bench kernel (--debug: its test kernel) with 69's 6.1 subset of
 # cases (FSDAX_MATRIX=subset; check, the 6.12 run's, with --debug and
-# --all); --all runs every test numbered 10 and up on 6.1's test kernel.
+# --all); --all runs every test numbered 10 and up on 6.1's test kernel;
+# --debian runs its subset on Debian's own 6.12, then 6.1, and no lab kernel.
 TEST_TIMEOUT=90
 
 test_run() {
-	local s=$T/top env out rc last want bad=0 nlab nsub calls pid t0 dt sig
+	local s=$T/top env out rc last want bad=0 nlab nsub ndeb calls pid t0 dt sig
 	# as make check KERNEL=... runs us: make's variables are not the stand-ins'
-	unset MAKEFLAGS MAKEOVERRIDES MFLAGS MAKELEVEL PMEMZC_SUBSET_6_1 FSDAX_MATRIX
+	unset MAKEFLAGS MAKEOVERRIDES MFLAGS MAKELEVEL PMEMZC_SUBSET_6_1 PMEMZC_SUBSET_DEBIAN FSDAX_MATRIX
 	mkdir -p "$s/net-tests/tests" "$s/vm"
 	cp "$PMEMZC_TOP/net-tests/check" "$s/net-tests/"
 	# the real test names, as empty files
@@ -25,6 +26,8 @@ test_run() {
 	# the 6.1 subset as net-tests/check names it by default
 	nsub=$(sed -n 's/^SUBSET_6_1=${PMEMZC_SUBSET_6_1:-"\(.*\)"}$/\1/p' "$s/net-tests/check" | wc -w)
 	[ "$nsub" -gt 0 ] || { echo "not ok - no default SUBSET_6_1 in net-tests/check"; return 1; }
+	ndeb=$(sed -n 's/^SUBSET_DEBIAN=${PMEMZC_SUBSET_DEBIAN:-"\(.*\)"}$/\1/p' "$s/net-tests/check" | wc -w)
+	[ "$ndeb" -gt 0 ] || { echo "not ok - no default SUBSET_DEBIAN in net-tests/check"; return 1; }
 	printf 'all deps:\n\t@echo "$@ $(KERNEL) $(FLAVOUR)" >> $(LOG)\n\t@[ -z "$(SLEEPMAKE)" ] || bash -c "sleep 31; :"\n\t@[ -z "$(FAILMAKE)" ] || [ "$(FAILMAKE)" != "$(KERNEL)$@" ]\n' > "$s/Makefile"
 	# the 6.1 run passes one test per name it was given
 	cat > "$s/net-tests/run" <<'RUN'
@@ -36,7 +39,7 @@ case "$PMEMZC_KERNEL:${RUNMODE:-}" in
 6.12:fail) echo "35 passed, 1 failed"; exit 1 ;;
 *:silent) echo "5 passed, 0 failed"; exit 1 ;;
 *:nosummary) echo "ok 1 - something"; exit 1 ;;
-6.12:*) echo "36 passed, 0 failed" ;;
+6.12:*) [ $# = 0 ] && echo "36 passed, 0 failed" || echo "$# passed, 0 failed" ;;
 6.1:*) echo "$# passed, 0 failed" ;;
 esac
 RUN
@@ -58,6 +61,7 @@ RUN
 X=1||0|$((36 + nsub)) passed, 0 failed
 X=1|--all|0|$((36 + nlab)) passed, 0 failed
 X=1|--debug|0|$((36 + nsub)) passed, 0 failed
+X=1|--debian|0|$((2 * ndeb)) passed, 0 failed
 RUNMODE=fail||1|$((35 + nsub)) passed, 1 failed
 RUNMODE=int||130|3 passed, 1 failed
 RUNMODE=silent||1|10 passed, 2 failed
@@ -67,9 +71,9 @@ FAILMAKE=6.1all||1|36 passed, 1 failed
 FAILMAKE=deps||1|0 passed, 1 failed
 PMEMZC_SUBSET_6_1=44-demo 99-none||1|36 passed, 1 failed
 PMEMZC_SUBSET_6_1=4*||1|36 passed, 1 failed
-X=1|--bogus|2|usage: net-tests/check [--debug|--all]
-X=1|--all extra|2|usage: net-tests/check [--debug|--all]
-X=1|--debug --all|2|usage: net-tests/check [--debug|--all]
+X=1|--bogus|2|usage: net-tests/check [--debug|--all|--debian]
+X=1|--all extra|2|usage: net-tests/check [--debug|--all|--debian]
+X=1|--debug --all|2|usage: net-tests/check [--debug|--all|--debian]
 CASES
 
 	# the order: packages, then each kernel built right before its run
@@ -88,6 +92,7 @@ CASES
 |deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 bench;run 6.1 bench subset $nsub 44-demo;|deps, then 6.12's test kernel built and run (69's check cases), then 6.1's bench kernel built and its $nsub tests run (69's 6.1 subset of cases)
 --debug|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 test;run 6.1 test check $nsub 44-demo;|--debug: the $nsub tests on 6.1's test kernel, 69's check cases
 --all|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 test;run 6.1 test check $nlab 10-link;|--all: the $nlab tests numbered 10 and up on 6.1's test kernel, from 10-link, 69's check cases
+--debian|deps  ;all 6.12 debian;run 6.12 debian check $ndeb 44-demo;all 6.1 debian;run 6.1 debian check $ndeb 44-demo;|--debian: Debian's own 6.12 and 6.1, each the $ndeb tests of its subset
 CASES
 
 	# signals while a runner or a build runs: passed on, the runner's

@@ -152,3 +152,20 @@ check() {
 }
 # check_skip DESC WHY: report "ok - DESC # SKIP WHY"
 check_skip() { check_line "ok - $1 # SKIP $2"; }
+# sparse_refused ARGS...: prd built without the mm exports pages=sparse
+# needs (a kernel without mm-export-patch/, as Debian's own) refuses it:
+# the load fails with EOPNOTSUPP and says so in one line, offering the
+# other modes; nothing of prd is left loaded
+sparse_refused() {
+	dmesg -c > /dev/null
+	if $INSMOD $PRD_KO "$@" pages=sparse 2> /tmp/sparse.err; then
+		rmmod prd
+		echo "pages=sparse loaded on a kernel without the exports"
+		return 1
+	fi
+	grep -q 'Operation not supported' /tmp/sparse.err ||
+		{ echo "insmod: $(cat /tmp/sparse.err), expected EOPNOTSUPP"; return 1; }
+	dmesg | grep -q 'prd: pages=sparse: this kernel lacks the mm exports it needs (mm-export-patch/); pages=devmap or pages=none work here' ||
+		{ echo "no one-line refusal in the log: $(dmesg | tail -n 3)"; return 1; }
+	! grep -q '^prd ' /proc/modules || { echo "prd left loaded"; return 1; }
+}
