@@ -308,15 +308,12 @@ one_case() {
 	blocked=yes wchan=-
 	[ -e /tmp/op.rc ] && blocked=no
 	if [ $blocked = yes ]; then
-		# where it sleeps: sampled until it is a layout break's wait
-		# (a slow guest may not be there yet), for up to 10 s
-		i=0
-		while :; do
-			wchan=$(cat /proc/"$(cat /tmp/op.pid)"/wchan 2> /dev/null)
-			case $wchan in *wait_dax_page|dax_break_layout*) break ;; esac
-			[ $i -ge 10 ] && break
-			i=$((i + 1)); sleep 1
-		done
+		# where it sleeps: a layout break's wait (a slow guest may not
+		# be there yet: up to 10 s), read once when it is, or when the
+		# 10 s are out (the host's check names what it was)
+		opid=$(cat /tmp/op.pid)
+		wait_for 10 grep -qE 'wait_dax_page$|^dax_break_layout' /proc/"$opid"/wchan > /dev/null
+		wchan=$(cat /proc/"$opid"/wchan 2> /dev/null)
 	fi
 	size=- intact=- sigended=-
 	case $op in
@@ -361,19 +358,20 @@ one_case() {
 	# does not say whether fzero, reflink or dedupe failed): post=ok or
 	# what is wrong
 	post=ok
+	fsize=$(stat -c %s /mnt/f 2> /dev/null)
 	case $op in
-	truncate) [ "$(stat -c %s /mnt/f)" = 0 ] || post=size-$(stat -c %s /mnt/f) ;;
+	truncate) [ "$fsize" = 0 ] || post=size-$fsize ;;
 	punch) [ -z "$(blocks /mnt/f)" ] || post=blocks-left ;;
 	zero) [ "$(md5sum < /mnt/f)" = "$(head -c $((4 << 20)) /dev/zero | md5sum)" ] || post=not-zero ;;
-	collapse) [ "$(stat -c %s /mnt/f)" = $((3 << 20)) ] || post=size-$(stat -c %s /mnt/f) ;;
-	insert) [ "$(stat -c %s /mnt/f)" = $((5 << 20)) ] || post=size-$(stat -c %s /mnt/f) ;;
+	collapse) [ "$fsize" = $((3 << 20)) ] || post=size-$fsize ;;
+	insert) [ "$fsize" = $((5 << 20)) ] || post=size-$fsize ;;
 	unlink) [ ! -e /mnt/f ] || post=still-there ;;
 	# (unfixed, mounted again above)
 	umount) [ $blocked = no ] || ! grep -q " /mnt " /proc/mounts || post=still-mounted ;;
 	reflink) [ "$(md5sum < /mnt/f)" = "$(md5sum < /mnt/src)" ] || post=not-the-source ;;
 	dedupe) filefrag -v /mnt/f | grep -q shared || post=not-shared ;;
 	# killed: the file as it was, after the release too
-	sig*) size=$(stat -c %s /mnt/f)
+	sig*) size=$fsize
 	      [ "$(md5sum < /mnt/f)" = "$fsum" ] && intact=yes || intact=no ;;
 	esac
 	# the refill as it was before the release (odread: the device wrote

@@ -158,8 +158,14 @@ static void conn_done(struct server *s, struct conn *c)
 	c->state = C_READ;
 	c->deadline = serve_now() + (c->in_len ? s->cfg->header_ms :
 				     s->cfg->idle_ms) / 1e3;
-	serve_watch(s, c, EPOLLIN);
-	if (c->in_len) {	/* parsed from the event loop: no recursion */
+	/*
+	 * Bytes of the client's are buffered: parsed from the event loop
+	 * (no recursion), and the socket read only if they are not a whole
+	 * request. A FIN after pipelined requests is then seen once every
+	 * request before it has been answered, as nginx answers them.
+	 */
+	serve_watch(s, c, c->in_len ? 0 : EPOLLIN);
+	if (c->in_len) {
 		c->pending = true;
 		s->pending++;
 	}
@@ -424,6 +430,8 @@ void conn_parse(struct server *s, struct conn *c)
 	c->consumed = http_parse(&c->req, c->in, c->in_len, &s->cfg->lim);
 	if (c->consumed)
 		conn_answer(s, c);
+	else			/* not a whole request yet */
+		serve_watch(s, c, EPOLLIN);
 }
 
 static void conn_read(struct server *s, struct conn *c)

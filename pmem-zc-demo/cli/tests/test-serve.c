@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -395,6 +396,38 @@ static bool response_is(struct reader *r, const char *file)
 	return same;
 }
 
+/*
+ * 20 requests in one write, then the client's FIN (printf ... | nc -N):
+ * every request sent before the FIN is answered, in order, then the
+ * server closes, as nginx does. (It answered 2 and closed when a
+ * response completed at once, as a copied one does: the FIN was read as
+ * the end before the buffered requests.)
+ */
+static void pipelined_fin(const struct srv *s, const char *what)
+{
+	static const char req[] = "GET /f4097 HTTP/1.1\r\nHost: t\r\n\r\n"
+				  "GET /f1 HTTP/1.1\r\nHost: t\r\n\r\n";
+	struct reader *r = calloc(1, sizeof(*r));
+	char many[10 * (sizeof(req) - 1)], ch;
+	int i, good = 0, one = 1;
+
+	for (i = 0; i < 10; i++)
+		memcpy(many + i * (sizeof(req) - 1), req, sizeof(req) - 1);
+	r->fd = tcp_to("127.0.0.1", s->port);
+	/* corked: the requests and the FIN leave in one segment (no race) */
+	setsockopt(r->fd, IPPROTO_TCP, TCP_CORK, &one, sizeof(one));
+	if (send(r->fd, many, sizeof(many), MSG_NOSIGNAL) == (ssize_t)sizeof(many))
+		shutdown(r->fd, SHUT_WR);
+	for (i = 0; i < 10; i++)
+		good += response_is(r, "f4097") && response_is(r, "f1");
+	is_int(2 * good, 20, "%s: 20 pipelined requests, then a FIN: all answered in order",
+	       what);
+	ok(!r->len && recv(r->fd, &ch, 1, 0) == 0,
+	   "%s: then the server closes the connection", what);
+	close(r->fd);
+	free(r);
+}
+
 static void keep_alive(const struct srv *s)
 {
 	static const char req[] = "GET /f4097 HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -417,6 +450,7 @@ static void keep_alive(const struct srv *s)
 		good += response_is(r, "f4097") && response_is(r, "f1");
 	is_int(2 * good, 20, "20 pipelined requests answered in order");
 	close(r->fd);
+	pipelined_fin(s, "zero-copy");
 	free(r);
 	for (i = 0; i < 20; i++) {
 		argv[6 + 3 * i] = "-o";
@@ -746,6 +780,7 @@ static void real_copy(void)
 		return;
 	get_file(&s, "127.0.0.1", "f4097");
 	get_file(&s, "::1", "big");
+	pipelined_fin(&s, "--copy");
 	sleep_ms(100);
 	has(log_of(&s, "GET /f4097 "), "by_ref=0 copied=4097",
 	    "--copy: logged as copied");
