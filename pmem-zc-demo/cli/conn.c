@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,16 +72,20 @@ void conn_start(struct server *s, struct conn *c, int fd,
 	const struct http_limits *lim = &s->cfg->lim;
 	int one = 1;
 
+	size_t roff;
+
 	memset(c, 0, sizeof(*c));
 	c->in_size = lim->line_max + lim->header_max + 64;
 	c->out_size = lim->line_max + OUT_EXTRA;
-	c->in = malloc(c->in_size + c->out_size);
+	roff = (c->in_size + c->out_size + 7) & ~(size_t)7;
+	c->in = malloc(roff + s->cfg->max_ranges * sizeof(*c->ranges));
 	if (!c->in) {
 		close(fd);
 		s->refused++;
 		return;
 	}
 	c->out = c->in + c->in_size;
+	c->ranges = (struct http_byte_range *)(c->in + roff);
 	c->fd = fd;
 	c->id = ++s->next_id;
 	c->peer = *peer;
@@ -285,12 +290,41 @@ static int send_body(struct server *s, struct conn *c)
 	return ret;
 }
 
+/*
+ * The next part of a multipart/byteranges body into c->out and pos..end,
+ * or its close delimiter after the last: false when nothing is left.
+ */
+static bool next_part(struct conn *c)
+{
+	struct conn_parts *pt = &c->parts;
+	const struct http_byte_range *r;
+
+	if (pt->part >= pt->n)
+		return false;
+	if (++pt->part < pt->n) {
+		r = &c->ranges[pt->part];
+		c->out_len = http_part_head(c->out, c->out_size, pt->boundary,
+					    pt->type, r->first, r->len,
+					    pt->total);
+		c->pos = r->first;
+		c->end = r->first + r->len;
+	} else {
+		c->out_len = http_parts_end(c->out, c->out_size, pt->boundary);
+	}
+	c->out_off = 0;
+	c->bytes += c->out_len;	/* not a file's: neither by_ref nor copied */
+	return true;
+}
+
 static void conn_write(struct server *s, struct conn *c)
 {
-	int ret = send_head(s, c);
+	int ret;
 
-	if (!ret)
-		ret = send_body(s, c);
+	do {
+		ret = send_head(s, c);
+		if (!ret)
+			ret = send_body(s, c);
+	} while (!ret && next_part(c));
 	if (ret == -EAGAIN) {
 		serve_watch(s, c, EPOLLOUT);
 	} else if (ret == EBUSY_WAIT || (!ret && c->inflight)) {
@@ -304,11 +338,43 @@ static void conn_write(struct server *s, struct conn *c)
 
 /* --- answering ------------------------------------------------------------ */
 
+/*
+ * Several ranges: 206 multipart/byteranges, each part's body by reference
+ * as a single range's (next_part() sends the parts after the first).
+ */
+static int answer_parts(struct server *s, struct conn *c,
+			struct http_resp *h, unsigned int n)
+{
+	struct conn_parts *pt = &c->parts;
+	const struct http_byte_range *r = c->ranges;
+	uint64_t len = 0;
+	unsigned int i;
+
+	pt->n = n;
+	pt->total = c->file.st.st_size;
+	pt->type = h->type;
+	snprintf(pt->boundary, sizeof(pt->boundary), "%016" PRIx64,
+		 s->boundary++);
+	snprintf(pt->ctype, sizeof(pt->ctype),
+		 "multipart/byteranges; boundary=%s", pt->boundary);
+	for (i = 0; i < n; i++)
+		len += http_part_head(NULL, 0, pt->boundary, pt->type,
+				      r[i].first, r[i].len, pt->total) +
+		       r[i].len;
+	h->type = pt->ctype;
+	h->length = len + http_parts_end(NULL, 0, pt->boundary);
+	h->multipart = true;
+	c->pos = r[0].first;
+	c->end = r[0].first + r[0].len;
+	return 206;
+}
+
 /* A file's response: 200, 206, 304, 416, or the status of opening it. */
 static int answer_file(struct server *s, struct conn *c, struct http_resp *h)
 {
 	const struct http_request *r = &c->req;
 	uint64_t size, first = 0, len;
+	unsigned int n = 0;
 	bool range_ok;
 	int st;
 
@@ -325,7 +391,8 @@ static int answer_file(struct server *s, struct conn *c, struct http_resp *h)
 	len = size;
 	st = http_conditional(r, c->etag, c->file.st.st_mtime, &range_ok);
 	if (!st && !r->head && r->range.p && range_ok)
-		switch (http_range_parse(r->range, size, &first, &len)) {
+		switch (http_ranges_parse(r->range, size, c->ranges,
+					  s->cfg->max_ranges, &n)) {
 		case RANGE_OK:
 			st = 206;
 			break;
@@ -333,11 +400,18 @@ static int answer_file(struct server *s, struct conn *c, struct http_resp *h)
 			st = 416;
 			break;
 		case RANGE_NONE:
+			n = 0;
 			break;
 		}
 	if (st == 304 || st == 416)
 		return st;
 	h->type = http_content_type(c->file.name);
+	if (n > 1)
+		return answer_parts(s, c, h, n);
+	if (n) {
+		first = c->ranges[0].first;
+		len = c->ranges[0].len;
+	}
 	h->length = len;
 	h->first = first;
 	if (!r->head) {
@@ -377,6 +451,18 @@ static int format_answer(struct server *s, struct conn *c, struct http_resp *h)
 		n += blen;
 		c->bytes += blen;	/* not a file's: neither by_ref nor copied */
 	}
+	if (c->parts.n) {	/* the first part's delimiter and header */
+		const struct conn_parts *pt = &c->parts;
+
+		blen = http_part_head(c->out + n, c->out_size - n,
+				      pt->boundary, pt->type,
+				      c->ranges[0].first, c->ranges[0].len,
+				      pt->total);
+		if (!blen)
+			return -ENOSPC;
+		n += blen;
+		c->bytes += blen;
+	}
 	c->out_len = n;
 	return 0;
 }
@@ -394,6 +480,7 @@ static void conn_answer(struct server *s, struct conn *c)
 	c->seq++;
 	c->bytes = c->by_ref = c->copied = 0;
 	c->pos = c->end = c->out_off = 0;
+	memset(&c->parts, 0, sizeof(c->parts));
 	c->by_copy = s->cfg->copy;
 	c->close_after = c->req.status || c->reject || !c->req.keep_alive ||
 			 s->stopping;

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -604,16 +605,13 @@ static bool range_num(const char **p, const char *end, uint64_t *v)
 	return *p > s;
 }
 
-enum http_range http_range_parse(struct http_slice h, uint64_t size,
-				 uint64_t *first, uint64_t *len)
+/* One range-spec of [p, end) (no list): OK, UNSATISFIABLE or NONE. */
+static enum http_range range_spec(const char *p, const char *end,
+				  uint64_t size, uint64_t *first, uint64_t *len)
 {
-	const char *p = h.p + 6, *end = h.p + h.n;
 	bool has_first, has_last;
 	uint64_t a, b;
 
-	if (h.n < 7 || strncasecmp(h.p, "bytes=", 6) ||
-	    memchr(h.p, ',', h.n))
-		return RANGE_NONE;	/* another unit, or several ranges */
 	has_first = range_num(&p, end, &a);
 	if (!has_first && p < end && isdigit((unsigned char)*p))
 		return a >= size ? RANGE_UNSATISFIABLE : RANGE_NONE;
@@ -637,6 +635,105 @@ enum http_range http_range_parse(struct http_slice h, uint64_t size,
 	*first = a;
 	*len = (has_last && b < size - 1 ? b + 1 : size) - a;
 	return RANGE_OK;
+}
+
+static bool is_ows(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct http_byte_range *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+enum http_range http_ranges_parse(struct http_slice h, uint64_t size,
+				  struct http_byte_range *out, unsigned int max,
+				  unsigned int *n)
+{
+	const char *p = h.p + 6, *end = h.p + h.n, *e;
+	struct http_byte_range sorted[HTTP_RANGES_MAX];
+	unsigned int specs = 0, i;
+
+	*n = 0;
+	if (!max || h.n < 7 || strncasecmp(h.p, "bytes=", 6) || is_ows(*p))
+		return RANGE_NONE;	/* off, or another unit */
+	/* 1#range-spec: OWS around commas, empty elements ignored */
+	while (p < end) {
+		uint64_t first, len;
+
+		if (*p == ',' || is_ows(*p)) {
+			p++;
+			continue;
+		}
+		e = memchr(p, ',', end - p);
+		if (!e)
+			e = end;
+		h.n = e - p;
+		while (h.n && is_ows(p[h.n - 1]))
+			h.n--;
+		if (++specs > max)
+			return RANGE_NONE;	/* nginx's max_ranges */
+		switch (range_spec(p, p + h.n, size, &first, &len)) {
+		case RANGE_NONE:
+			return RANGE_NONE;	/* a syntax error: no Range */
+		case RANGE_UNSATISFIABLE:
+			break;			/* left out */
+		case RANGE_OK:
+			out[*n].first = first;
+			out[(*n)++].len = len;
+			break;
+		}
+		p = e;
+	}
+	if (!specs)
+		return RANGE_NONE;
+	if (!*n)
+		return RANGE_UNSATISFIABLE;
+	/* overlapping ranges are rejected (RFC 9110, 14.2) */
+	memcpy(sorted, out, *n * sizeof(*out));
+	qsort(sorted, *n, sizeof(*sorted), range_cmp);
+	for (i = 1; i < *n; i++)
+		if (sorted[i].first < sorted[i - 1].first + sorted[i - 1].len) {
+			*n = 0;
+			return RANGE_UNSATISFIABLE;
+		}
+	return RANGE_OK;
+}
+
+enum http_range http_range_parse(struct http_slice h, uint64_t size,
+				 uint64_t *first, uint64_t *len)
+{
+	struct http_byte_range r;
+	unsigned int n;
+	enum http_range ret = http_ranges_parse(h, size, &r, 1, &n);
+
+	if (ret == RANGE_OK) {
+		*first = r.first;
+		*len = r.len;
+	}
+	return ret;
+}
+
+size_t http_part_head(char *buf, size_t size, const char *boundary,
+		      const char *type, uint64_t first, uint64_t len,
+		      uint64_t total)
+{
+	int n = snprintf(buf, size, "\r\n--%s\r\nContent-Type: %s\r\n"
+			 "Content-Range: bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64
+			 "\r\n\r\n", boundary, type, first, first + len - 1,
+			 total);
+
+	return n > 0 && (!buf || (size_t)n < size) ? (size_t)n : 0;
+}
+
+size_t http_parts_end(char *buf, size_t size, const char *boundary)
+{
+	int n = snprintf(buf, size, "\r\n--%s--\r\n", boundary);
+
+	return n > 0 && (!buf || (size_t)n < size) ? (size_t)n : 0;
 }
 
 /* --- content types and responses ------------------------------------------ */
@@ -708,7 +805,7 @@ static void __printf(2, 3) put(struct head_buf *b, const char *fmt, ...)
 
 static void put_length(struct head_buf *b, const struct http_resp *h)
 {
-	if (h->status == 206)
+	if (h->status == 206 && !h->multipart)
 		put(b, "Content-Range: bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64
 		    "\r\n", h->first, h->first + h->length - 1, h->total);
 	else if (h->status == 416)

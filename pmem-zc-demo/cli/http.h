@@ -66,8 +66,37 @@ int http_decode_path(const char *in, size_t n, char *out, size_t size);
 
 /* Range of a representation of @size bytes (a GET with Range). */
 enum http_range { RANGE_NONE, RANGE_OK, RANGE_UNSATISFIABLE };
+
+#define HTTP_RANGES_MAX	64	/* --max-ranges at most */
+
+struct http_byte_range {
+	uint64_t first, len;
+};
+
+/*
+ * The byte ranges of a Range field, for a representation of @size bytes,
+ * at most @max (<= HTTP_RANGES_MAX) of them: RANGE_OK with the satisfiable
+ * ones in @out, in the order asked (*n >= 1); RANGE_UNSATISFIABLE when none
+ * is, or when two overlap (RFC 9110, 14.2 lets a server reject those);
+ * RANGE_NONE (the whole representation) for another unit, a syntax error,
+ * @max 0, or more than @max ranges, as nginx's max_ranges.
+ */
+enum http_range http_ranges_parse(struct http_slice h, uint64_t size,
+				  struct http_byte_range *out, unsigned int max,
+				  unsigned int *n);
+/* One range only: several are RANGE_NONE. */
 enum http_range http_range_parse(struct http_slice h, uint64_t size,
 				 uint64_t *first, uint64_t *len);
+
+/*
+ * multipart/byteranges: the delimiter and header of a part (leading CRLF
+ * included), and the close delimiter; their length, 0 when @size is too
+ * small. With @buf NULL and @size 0, only the length.
+ */
+size_t http_part_head(char *buf, size_t size, const char *boundary,
+		      const char *type, uint64_t first, uint64_t len,
+		      uint64_t total);
+size_t http_parts_end(char *buf, size_t size, const char *boundary);
 
 /* The strong ETag of a file: inode, size and mtime (ns). */
 void http_etag(char *buf, size_t size, const struct stat *st);
@@ -95,6 +124,7 @@ struct http_resp {
 	bool close;		/* Connection: close */
 	bool keep_alive;	/* an HTTP/1.0 client: Connection: keep-alive */
 	bool no_length;		/* 304: no Content-Length */
+	bool multipart;		/* 206 multipart/byteranges: no Content-Range */
 	uint64_t length;	/* Content-Length */
 	uint64_t first, total;	/* 206: Content-Range; 416: bytes * /total */
 	const char *type, *etag, *last_modified, *location;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -311,6 +312,10 @@ static int worker_setup(struct server *s, sigset_t *sigs)
 {
 	char why[256];
 
+	/* multipart boundaries: unlike any other server's, or a worker's */
+	if (getrandom(&s->boundary, sizeof(s->boundary), GRND_NONBLOCK) !=
+	    sizeof(s->boundary))
+		s->boundary = (uint64_t)time(NULL) << 20 ^ getpid();
 	s->nslots = 2 * s->cfg->max_conns + SLOT_SLACK;
 	if (s->nslots > SLOTS_MAX)
 		s->nslots = SLOTS_MAX;
@@ -510,8 +515,10 @@ static const char serve_more[] =
 "ms/s/m/h. Limits answer 414 (request line), 431 (header bytes or fields),\n"
 "408 (a request head slower than --header-timeout), 503 (--max-conns or\n"
 "--max-conns-per-client, each per worker); an idle keep-alive connection is\n"
-"closed quietly. Range: one range (206, or 416 when unsatisfiable); several\n"
-"ranges get the whole file (200). ETag and Last-Modified give 304 to\n"
+"closed quietly. Range: 206 with one range, 206 multipart/byteranges with\n"
+"several (each part's body by reference), 416 when none is satisfiable or\n"
+"two overlap; more than --max-ranges get the whole file (200), as nginx's\n"
+"max_ranges. ETag and Last-Modified give 304 to\n"
 "If-None-Match and If-Modified-Since. A directory is 403 unless --index.\n"
 "\n"
 "Access log: the combined format plus \" by_ref=N copied=N\" (body bytes\n"
@@ -622,6 +629,9 @@ static int serve_parse(struct serve_args *a, int argc, char **argv)
 		OPT_ARG("chunk", OPT_SIZE, &a->cfg.chunk, "N",
 			"bytes per send at most (16M)", .min = 1,
 			.max = UINT64_MAX),
+		OPT_ARG("max-ranges", OPT_COUNT, &a->cfg.max_ranges, "N",
+			"ranges of a request, more get the whole file; 0 turns Range off (16)",
+			.max = HTTP_RANGES_MAX),
 		{}
 	};
 	const struct cmd_spec spec = {
@@ -648,6 +658,7 @@ int cmd_serve(int argc, char **argv)
 			 .max_per_client = 64, .header_ms = 20000,
 			 .idle_ms = 60000, .send_ms = 60000,
 			 .drain_ms = 10000, .inflight = 4, .chunk = 16 << 20,
+			 .max_ranges = 16,
 			 .log = { .fd = -1 } },
 		.bind_addr = "0.0.0.0", .log_path = "-", .workers = 1,
 		.line = 8192, .hdr = 16384, .fields = 100, .port = 8080,

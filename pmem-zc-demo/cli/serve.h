@@ -26,6 +26,7 @@ struct serve_cfg {
 	uint64_t max_conns, max_per_client, count;
 	uint64_t header_ms, idle_ms, send_ms, drain_ms;
 	uint64_t inflight, chunk;	/* per connection */
+	uint64_t max_ranges;		/* of a Range field, else 200 */
 	unsigned int workers;
 	struct access_log log;
 };
@@ -40,6 +41,15 @@ enum conn_state {
 	C_WRITE,	/* answering: head, body, completions */
 	C_LINGER,	/* answered, write side shut: draining input */
 	C_ZOMBIE,	/* fd closed, completions still due */
+};
+
+/* The parts of a multipart/byteranges body (n 0: one part, or none). */
+struct conn_parts {
+	unsigned int n, part;		/* part: the one being sent */
+	uint64_t total;			/* the file's size */
+	const char *type;		/* each part's Content-Type */
+	char boundary[17];
+	char ctype[64];			/* the response's Content-Type */
 };
 
 struct conn {
@@ -64,6 +74,8 @@ struct conn {
 	struct file_ref file;
 	char etag[HTTP_ETAG_LEN], mtime[HTTP_DATE_LEN];
 	uint64_t pos, end;		/* body bytes of the file */
+	struct http_byte_range *ranges;	/* max_ranges, after in and out */
+	struct conn_parts parts;
 	uint64_t inflight;		/* sends without completion */
 	uint64_t bytes, by_ref, copied;	/* of this response */
 };
@@ -85,6 +97,7 @@ struct server {
 	uint64_t refused;		/* connections closed at accept */
 	char date[HTTP_DATE_LEN];
 	time_t date_t;
+	uint64_t boundary;		/* the next multipart boundary */
 };
 
 /* epoll tags below the connections' (slot + EP_CONN) */

@@ -4,6 +4,7 @@
  * checks on top of libhttp-parser), paths, ranges, validators, dates,
  * types, response heads.
  */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -184,6 +185,68 @@ static void ranges(void)
 	}
 }
 
+/* several ranges: what http_ranges_parse() keeps, as "first+len ..." */
+static void multi_ranges(void)
+{
+	static const struct {
+		const char *h;
+		unsigned int max;
+		enum http_range want;
+		const char *kept;
+	} t[] = {
+		{ "bytes=0-1,5-6", 16, RANGE_OK, "0+2 5+2" },
+		{ "bytes=500-,0-9", 16, RANGE_OK, "500+500 0+10" },
+		{ "bytes=0-1 , 5-6,,\t,7-7", 16, RANGE_OK, "0+2 5+2 7+1" },
+		{ "bytes=,0-1", 16, RANGE_OK, "0+2" },
+		{ "bytes=0-1,2000-,-10", 16, RANGE_OK, "0+2 990+10" },
+		{ "bytes=2000-,3000-", 16, RANGE_UNSATISFIABLE, "" },
+		{ "bytes=0-9,5-20", 16, RANGE_UNSATISFIABLE, "" },
+		{ "bytes=10-20,0-10", 16, RANGE_UNSATISFIABLE, "" },
+		{ "bytes=0-9,-995", 16, RANGE_UNSATISFIABLE, "" },
+		{ "bytes=0-9,10-19", 16, RANGE_OK, "0+10 10+10" },
+		{ "bytes=0-0,1-1,2-2", 2, RANGE_NONE, "" },
+		{ "bytes=0-0,1-1", 2, RANGE_OK, "0+1 1+1" },
+		{ "bytes=0-1", 0, RANGE_NONE, "" },
+		{ "bytes=0-1,x", 16, RANGE_NONE, "" },
+		{ "bytes=0-1,", 16, RANGE_OK, "0+2" },
+		{ "bytes=,", 16, RANGE_NONE, "" },
+		{ "bytes= 0-1,2-3", 16, RANGE_NONE, "" },
+	};
+	struct http_byte_range r[HTTP_RANGES_MAX];
+	char kept[256], buf[256];
+	unsigned int n, j;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct http_slice h = { t[i].h, strlen(t[i].h) };
+		enum http_range got = http_ranges_parse(h, 1000, r, t[i].max,
+							&n);
+
+		kept[0] = '\0';
+		for (j = k = 0; got == RANGE_OK && j < n; j++)
+			k += snprintf(kept + k, sizeof(kept) - k, "%s%llu+%llu",
+				      j ? " " : "",
+				      (unsigned long long)r[j].first,
+				      (unsigned long long)r[j].len);
+		ok(got == t[i].want && !strcmp(kept, t[i].kept),
+		   "Range '%s', at most %u: %d '%s'", t[i].h, t[i].max, got,
+		   kept);
+	}
+	/* the length given without a buffer is the length written */
+	k = http_part_head(NULL, 0, "0123456789abcdef", "text/plain", 5, 10,
+			   1000);
+	ok(k && http_part_head(buf, sizeof(buf), "0123456789abcdef",
+			       "text/plain", 5, 10, 1000) == k &&
+	   !strcmp(buf, "\r\n--0123456789abcdef\r\nContent-Type: text/plain"
+		   "\r\nContent-Range: bytes 5-14/1000\r\n\r\n"),
+	   "a part's delimiter and header, its length without a buffer");
+	ok(!http_part_head(buf, k, "0123456789abcdef", "text/plain", 5, 10,
+			   1000), "a part's header that does not fit: 0");
+	ok(http_parts_end(NULL, 0, "b") == 9 &&
+	   http_parts_end(buf, sizeof(buf), "b") == 9 &&
+	   !strcmp(buf, "\r\n--b--\r\n"), "the close delimiter");
+}
+
 #define SL(s) ((struct http_slice){ (s), sizeof(s) - 1 })
 
 static void validators(void)
@@ -285,6 +348,7 @@ void test_http(void)
 	parse_more();
 	paths();
 	ranges();
+	multi_ranges();
 	validators();
 	heads();
 }

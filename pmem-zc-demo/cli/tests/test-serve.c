@@ -319,8 +319,51 @@ static void range(const struct srv *s, const char *r, int status,
 	free(file);
 }
 
+/*
+ * curl -r @spec of /f4096, several ranges: 206 multipart/byteranges whose
+ * parts are @n ranges of @first and @len in that order, each with its
+ * delimiter, Content-Type and Content-Range, then the close delimiter;
+ * Content-Length the body's length.
+ */
+static void multirange(const struct srv *s, const char *spec, int n,
+		       const long *first, const long *len)
+{
+	char *body, *file = slurp(rpath("f4096"), NULL), want[256];
+	const char *ct, *bnd;
+	size_t blen, off = 0, w;
+	bool good;
+	int i;
+
+	curl(tpath("body"), "-r", spec, url(s, "127.0.0.1", "f4096"), NULL);
+	body = slurp(tpath("body"), &blen);
+	ct = hval(hdrs, "Content-Type");
+	bnd = strstr(ct, "; boundary=");
+	good = status_of(hdrs) == 206 && body && bnd &&
+	       !strncmp(ct, "multipart/byteranges; boundary=", 31) &&
+	       !*hval(hdrs, "Content-Range") &&
+	       atol(hval(hdrs, "Content-Length")) == (long)blen;
+	bnd = bnd ? bnd + 11 : "";
+	for (i = 0; good && i < n; i++) {
+		w = snprintf(want, sizeof(want), "\r\n--%s\r\nContent-Type: "
+			     "application/octet-stream\r\nContent-Range: bytes "
+			     "%ld-%ld/4096\r\n\r\n", bnd, first[i],
+			     first[i] + len[i] - 1);
+		good = off + w + len[i] <= blen && !memcmp(body + off, want, w) &&
+		       !memcmp(body + off + w, file + first[i], len[i]);
+		off += w + len[i];
+	}
+	w = snprintf(want, sizeof(want), "\r\n--%s--\r\n", bnd);
+	good = good && off + w == blen && !memcmp(body + off, want, w);
+	ok(good, "Range %s: 206 multipart/byteranges, %d parts with their bytes",
+	   spec, n);
+	free(body);
+	free(file);
+}
+
 static void ranges_and_304(const struct srv *s)
 {
+	static const long f3[] = { 0, 100, 4090 }, l3[] = { 2, 10, 6 };
+	static const long f2[] = { 4000, 0 }, l2[] = { 96, 1 };
 	char inm[128], ims[128];
 
 	range(s, "0-99", 206, "bytes 0-99/4096", 0, 100);
@@ -329,7 +372,14 @@ static void ranges_and_304(const struct srv *s)
 	range(s, "-100", 206, "bytes 3996-4095/4096", 3996, 100);
 	range(s, "4090-", 206, "bytes 4090-4095/4096", 4090, 6);
 	range(s, "5000-", 416, "bytes */4096", 0, 0);
-	range(s, "0-1,5-6", 200, "", 0, 4096);
+	multirange(s, "0-1,100-109,-6", 3, f3, l3);
+	/* in the order asked; OWS and empty elements; unsatisfiable left out */
+	multirange(s, "4000-, ,0-0,5000-", 2, f2, l2);
+	range(s, "0-9,5-20", 416, "bytes */4096", 0, 0);	/* overlap */
+	range(s, "5000-,6000-", 416, "bytes */4096", 0, 0);
+	range(s, "0-0,1-1,2-2,3-3,4-4,5-5,6-6,7-7,8-8,9-9,10-10,11-11,"
+	      "12-12,13-13,14-14,15-15,16-16", 200, "", 0, 4096);
+	range(s, "0-9,1x", 200, "", 0, 4096);	/* a syntax error: no Range */
 	curl(tpath("body"), url(s, "127.0.0.1", "f4096"), NULL);
 	snprintf(inm, sizeof(inm), "If-None-Match: %s", hval(hdrs, "ETag"));
 	snprintf(ims, sizeof(ims), "If-Modified-Since: %s",
