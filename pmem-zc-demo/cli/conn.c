@@ -30,6 +30,7 @@
 #define LINGER_S	2.0	/* reading what a client still sends after a
 				 * Connection: close answer */
 #define EBUSY_WAIT	(-EBUSY)	/* wait for completions */
+#define PART_COPY_MAX	2048	/* bytes of a part sent with its header */
 
 static uint64_t user_data(struct server *s, struct conn *c)
 {
@@ -188,7 +189,8 @@ static int send_head(struct server *s, struct conn *c)
 	while (c->out_off < c->out_len) {
 		ssize_t n = send(c->fd, c->out + c->out_off,
 				 c->out_len - c->out_off, MSG_NOSIGNAL |
-				 MSG_DONTWAIT | (c->pos < c->end ? MSG_MORE : 0));
+				 MSG_DONTWAIT | (c->pos < c->end ||
+				 c->parts.part < c->parts.n ? MSG_MORE : 0));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -291,29 +293,59 @@ static int send_body(struct server *s, struct conn *c)
 }
 
 /*
- * The next part of a multipart/byteranges body into c->out and pos..end,
- * or its close delimiter after the last: false when nothing is left.
+ * Part @i of a multipart/byteranges body at @buf (@room bytes): its
+ * delimiter and header, then, for a part of at most PART_COPY_MAX bytes
+ * that fits, its bytes read from the file (cheaper than a send and a
+ * completion each: a client asking for many small ranges gets one send
+ * per part, counted as copied); pos..end the bytes left to send by
+ * reference. The bytes at @buf, or 0 when they do not fit, or the file
+ * shrank under the part.
  */
-static bool next_part(struct conn *c)
+static size_t load_part(struct conn *c, unsigned int i, char *buf,
+			size_t room)
+{
+	const struct conn_parts *pt = &c->parts;
+	const struct http_byte_range *r = &c->ranges[i];
+	size_t n = http_part_head(buf, room, pt->boundary, pt->type, r->first,
+				  r->len, pt->total);
+
+	if (!n)
+		return 0;
+	c->bytes += n;		/* not a file's: neither by_ref nor copied */
+	c->pos = r->first;
+	c->end = r->first + r->len;
+	if (r->len <= PART_COPY_MAX && r->len <= room - n) {
+		ssize_t got = pread(c->file.fd, buf + n, r->len, r->first);
+
+		if (got != (ssize_t)r->len)
+			return 0;
+		c->pos = c->end;
+		c->bytes += r->len;
+		c->copied += r->len;
+		n += r->len;
+	}
+	return n;
+}
+
+/*
+ * After a part's bytes: the next part into c->out and pos..end, or the
+ * close delimiter after the last. 1 when there is more to send, 0 when
+ * not, -EIO when it could not be made (the response is cut).
+ */
+static int next_part(struct conn *c)
 {
 	struct conn_parts *pt = &c->parts;
-	const struct http_byte_range *r;
 
 	if (pt->part >= pt->n)
-		return false;
+		return 0;
 	if (++pt->part < pt->n) {
-		r = &c->ranges[pt->part];
-		c->out_len = http_part_head(c->out, c->out_size, pt->boundary,
-					    pt->type, r->first, r->len,
-					    pt->total);
-		c->pos = r->first;
-		c->end = r->first + r->len;
+		c->out_len = load_part(c, pt->part, c->out, c->out_size);
 	} else {
 		c->out_len = http_parts_end(c->out, c->out_size, pt->boundary);
+		c->bytes += c->out_len;
 	}
 	c->out_off = 0;
-	c->bytes += c->out_len;	/* not a file's: neither by_ref nor copied */
-	return true;
+	return c->out_len ? 1 : -EIO;
 }
 
 static void conn_write(struct server *s, struct conn *c)
@@ -324,7 +356,7 @@ static void conn_write(struct server *s, struct conn *c)
 		ret = send_head(s, c);
 		if (!ret)
 			ret = send_body(s, c);
-	} while (!ret && next_part(c));
+	} while (!ret && (ret = next_part(c)) > 0);
 	if (ret == -EAGAIN) {
 		serve_watch(s, c, EPOLLOUT);
 	} else if (ret == EBUSY_WAIT || (!ret && c->inflight)) {
@@ -364,8 +396,6 @@ static int answer_parts(struct server *s, struct conn *c,
 	h->type = pt->ctype;
 	h->length = len + http_parts_end(NULL, 0, pt->boundary);
 	h->multipart = true;
-	c->pos = r[0].first;
-	c->end = r[0].first + r[0].len;
 	return 206;
 }
 
@@ -386,6 +416,7 @@ static int answer_file(struct server *s, struct conn *c, struct http_resp *h)
 	http_etag(c->etag, sizeof(c->etag), &c->file.st);
 	http_date(c->mtime, c->file.st.st_mtime);
 	h->etag = c->etag;
+	h->ranges_off = !s->cfg->max_ranges;
 	h->last_modified = c->mtime;
 	h->total = size;
 	len = size;
@@ -451,17 +482,11 @@ static int format_answer(struct server *s, struct conn *c, struct http_resp *h)
 		n += blen;
 		c->bytes += blen;	/* not a file's: neither by_ref nor copied */
 	}
-	if (c->parts.n) {	/* the first part's delimiter and header */
-		const struct conn_parts *pt = &c->parts;
-
-		blen = http_part_head(c->out + n, c->out_size - n,
-				      pt->boundary, pt->type,
-				      c->ranges[0].first, c->ranges[0].len,
-				      pt->total);
+	if (c->parts.n) {	/* the first part, after the head */
+		blen = load_part(c, 0, c->out + n, c->out_size - n);
 		if (!blen)
 			return -ENOSPC;
 		n += blen;
-		c->bytes += blen;
 	}
 	c->out_len = n;
 	return 0;
@@ -512,7 +537,8 @@ void conn_parse(struct server *s, struct conn *c)
 	if (c->pending)
 		s->pending--;
 	c->pending = false;
-	if (!c->in_len)
+	/* answered meanwhile (a 408 of the timer) */
+	if (c->state != C_READ || !c->in_len)
 		return;
 	c->consumed = http_parse(&c->req, c->in, c->in_len, &s->cfg->lim);
 	if (c->consumed)

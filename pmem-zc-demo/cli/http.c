@@ -658,6 +658,8 @@ enum http_range http_ranges_parse(struct http_slice h, uint64_t size,
 	unsigned int specs = 0, i;
 
 	*n = 0;
+	if (max > HTTP_RANGES_MAX)
+		max = HTTP_RANGES_MAX;
 	if (!max || h.n < 7 || strncasecmp(h.p, "bytes=", 6) || is_ows(*p))
 		return RANGE_NONE;	/* off, or another unit */
 	/* 1#range-spec: OWS around commas, empty elements ignored */
@@ -692,29 +694,19 @@ enum http_range http_ranges_parse(struct http_slice h, uint64_t size,
 		return RANGE_NONE;
 	if (!*n)
 		return RANGE_UNSATISFIABLE;
-	/* overlapping ranges are rejected (RFC 9110, 14.2) */
+	/*
+	 * Overlapping ranges ask for bytes twice: ignored, the whole file
+	 * (RFC 9110, 14.2), as nginx answers those that add up to more than
+	 * the file (a probe of the head and the tail of a small file)
+	 */
 	memcpy(sorted, out, *n * sizeof(*out));
 	qsort(sorted, *n, sizeof(*sorted), range_cmp);
 	for (i = 1; i < *n; i++)
 		if (sorted[i].first < sorted[i - 1].first + sorted[i - 1].len) {
 			*n = 0;
-			return RANGE_UNSATISFIABLE;
+			return RANGE_NONE;
 		}
 	return RANGE_OK;
-}
-
-enum http_range http_range_parse(struct http_slice h, uint64_t size,
-				 uint64_t *first, uint64_t *len)
-{
-	struct http_byte_range r;
-	unsigned int n;
-	enum http_range ret = http_ranges_parse(h, size, &r, 1, &n);
-
-	if (ret == RANGE_OK) {
-		*first = r.first;
-		*len = r.len;
-	}
-	return ret;
 }
 
 size_t http_part_head(char *buf, size_t size, const char *boundary,
@@ -824,7 +816,8 @@ size_t http_format_head(char *buf, size_t size, const struct http_resp *h)
 		put(&b, "Content-Type: %s\r\n", h->type);
 	put_length(&b, h);
 	if (h->etag)
-		put(&b, "ETag: %s\r\nAccept-Ranges: bytes\r\n", h->etag);
+		put(&b, "ETag: %s\r\n%s", h->etag,
+		    h->ranges_off ? "" : "Accept-Ranges: bytes\r\n");
 	if (h->last_modified)
 		put(&b, "Last-Modified: %s\r\n", h->last_modified);
 	if (h->location)

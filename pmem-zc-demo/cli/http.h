@@ -75,18 +75,16 @@ struct http_byte_range {
 
 /*
  * The byte ranges of a Range field, for a representation of @size bytes,
- * at most @max (<= HTTP_RANGES_MAX) of them: RANGE_OK with the satisfiable
- * ones in @out, in the order asked (*n >= 1); RANGE_UNSATISFIABLE when none
- * is, or when two overlap (RFC 9110, 14.2 lets a server reject those);
- * RANGE_NONE (the whole representation) for another unit, a syntax error,
- * @max 0, or more than @max ranges, as nginx's max_ranges.
+ * at most @max (HTTP_RANGES_MAX if more) of them: RANGE_OK with the
+ * satisfiable ones in @out, in the order asked (*n >= 1);
+ * RANGE_UNSATISFIABLE when none is; RANGE_NONE (the whole representation)
+ * for another unit, a syntax error, @max 0, more than @max ranges (as
+ * nginx's max_ranges), or two that overlap (RFC 9110, 14.2 lets a server
+ * ignore those).
  */
 enum http_range http_ranges_parse(struct http_slice h, uint64_t size,
 				  struct http_byte_range *out, unsigned int max,
 				  unsigned int *n);
-/* One range only: several are RANGE_NONE. */
-enum http_range http_range_parse(struct http_slice h, uint64_t size,
-				 uint64_t *first, uint64_t *len);
 
 /*
  * multipart/byteranges: the delimiter and header of a part (leading CRLF
@@ -125,6 +123,7 @@ struct http_resp {
 	bool keep_alive;	/* an HTTP/1.0 client: Connection: keep-alive */
 	bool no_length;		/* 304: no Content-Length */
 	bool multipart;		/* 206 multipart/byteranges: no Content-Range */
+	bool ranges_off;	/* --max-ranges 0: no Accept-Ranges */
 	uint64_t length;	/* Content-Length */
 	uint64_t first, total;	/* 206: Content-Range; 416: bytes * /total */
 	const char *type, *etag, *last_modified, *location;
