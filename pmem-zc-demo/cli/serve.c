@@ -28,6 +28,7 @@
 #include "msg.h"
 #include "net.h"
 #include "opts.h"
+#include "priv.h"
 #include "report.h"
 #include "serve.h"
 #include "units.h"
@@ -310,8 +311,6 @@ static void raise_nofile(rlim_t want)
 
 static int worker_setup(struct server *s, sigset_t *sigs)
 {
-	char why[256];
-
 	/* multipart boundaries: unlike any other server's, or a worker's */
 	if (getrandom(&s->boundary, sizeof(s->boundary), GRND_NONBLOCK) !=
 	    sizeof(s->boundary))
@@ -328,12 +327,9 @@ static int worker_setup(struct server *s, sigset_t *sigs)
 		pr_err("worker set-up: %s", strerror(errno));
 		return -1;
 	}
-	if (!s->cfg->copy) {	/* each worker its own completion queue */
-		s->x = xfer_open(why, sizeof(why));
-		if (!s->x || watch_fd(s->ep, xfer_fd(s->x), EP_XFER)) {
-			pr_err("%s", s->x ? strerror(errno) : why);
-			return -1;
-		}
+	if (s->x && watch_fd(s->ep, xfer_fd(s->x), EP_XFER)) {
+		pr_err("%s", strerror(errno));
+		return -1;
 	}
 	accept_on(s, true);
 	return 0;
@@ -365,11 +361,13 @@ static void worker_cleanup(struct server *s)
 		close(s->lfd);
 }
 
+/* A worker, with its own completion queue @x (NULL with --copy). */
 static int worker_run(const struct serve_cfg *cfg, struct access_log *log,
-		      int lfd, struct serve_totals *tot, sigset_t *sigs)
+		      int lfd, struct serve_totals *tot, sigset_t *sigs,
+		      struct xfer *x)
 {
 	struct server s = { .cfg = cfg, .log = log, .lfd = lfd, .tot = tot,
-			    .ep = -1, .sfd = -1 };
+			    .ep = -1, .sfd = -1, .x = x };
 	int ret = RC_FAIL;
 
 	if (!worker_setup(&s, sigs))
@@ -421,16 +419,21 @@ static unsigned int reap(pid_t *pids, unsigned int n, unsigned int *failed)
 }
 
 static int run_workers(const struct serve_cfg *cfg, struct access_log *log,
-		       int lfd, struct serve_totals *tot, sigset_t *sigs)
+		       int lfd, struct serve_totals *tot, sigset_t *sigs,
+		       struct xfer **xs)
 {
 	pid_t pids[WORKERS_MAX] = {};
-	unsigned int i, failed = 0;
+	unsigned int i, j, failed = 0;
 	siginfo_t si;
 
 	for (i = 0; i < cfg->workers; i++) {
 		pids[i] = fork();
-		if (!pids[i])
-			_exit(worker_run(cfg, log, lfd, &tot[i], sigs));
+		if (!pids[i]) {
+			for (j = 0; j < cfg->workers; j++)
+				if (j != i)
+					xfer_close(xs[j]);
+			_exit(worker_run(cfg, log, lfd, &tot[i], sigs, xs[i]));
+		}
 		if (pids[i] < 0) {
 			pr_err("fork: %s", strerror(errno));
 			failed++;
@@ -439,6 +442,10 @@ static int run_workers(const struct serve_cfg *cfg, struct access_log *log,
 		}
 	}
 	close(lfd);
+	for (j = 0; j < cfg->workers; j++) {	/* the workers' own now */
+		xfer_close(xs[j]);
+		xs[j] = NULL;
+	}
 	while (reap(pids, cfg->workers, &failed)) {
 		if (sigwaitinfo(sigs, &si) < 0 || si.si_signo == SIGCHLD)
 			continue;
@@ -464,12 +471,56 @@ static void print_summary(const struct serve_totals *tot, unsigned int n)
 		zero_copy_word(t.by_ref, t.copied));
 }
 
-/* Listen, fork the workers (or be the only one), summary. */
-static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
-		     socklen_t sl, const char *backend)
+static const char *priv_str(const struct priv_id *id)
 {
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), ", as uid %u gid %u", (unsigned int)id->uid,
+		 (unsigned int)id->gid);
+	return buf;
+}
+
+/*
+ * What needs root is opened before the drop to @id (when set): the socket
+ * (a port below 1024), and each worker's own /dev/pmem_zc (the device is
+ * root's; a file descriptor keeps what its opener could do).
+ */
+static int open_privileged(const struct serve_cfg *cfg, const struct priv_id *id,
+			   struct xfer **xs)
+{
+	char why[256];
+	unsigned int i;
+
+	for (i = 0; !cfg->copy && i < cfg->workers; i++) {
+		xs[i] = xfer_open(why, sizeof(why));
+		if (!xs[i]) {
+			pr_err("%s", why);
+			return RC_FAIL;
+		}
+	}
+	if (!id)
+		return RC_OK;
+	if (geteuid() && geteuid() != id->uid) {
+		pr_err("--user: started as uid %u, not root: cannot become uid %u",
+		       (unsigned int)geteuid(), (unsigned int)id->uid);
+		return RC_FAIL;
+	}
+	if (!geteuid() && priv_drop(id, why, sizeof(why))) {
+		pr_err("%s", why);
+		return RC_FAIL;
+	}
+	return RC_OK;
+}
+
+/* Listen, open the devices, drop root, fork the workers (or be the only one), summary. */
+static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
+		     socklen_t sl, const char *backend,
+		     const struct priv_id *id)
+{
+	struct xfer *xs[WORKERS_MAX] = {};
 	struct serve_totals *tot;
 	char addr[INET6_ADDRSTRLEN + 8];
+	unsigned int i;
 	sigset_t sigs;
 	int lfd, ret;
 
@@ -479,10 +530,18 @@ static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
 		       sizeof(addr)), strerror(-lfd));
 		return RC_FAIL;
 	}
+	if (open_privileged(cfg, id, xs)) {
+		for (i = 0; i < cfg->workers; i++)
+			xfer_close(xs[i]);
+		close(lfd);
+		return RC_FAIL;
+	}
 	tot = mmap(NULL, cfg->workers * sizeof(*tot), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (tot == MAP_FAILED) {
 		pr_err("mmap: %s", strerror(errno));
+		for (i = 0; i < cfg->workers; i++)
+			xfer_close(xs[i]);
 		close(lfd);
 		return RC_FAIL;
 	}
@@ -492,13 +551,14 @@ static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	fprintf(stderr, "%s: listening on %s, %u worker%s, bodies %s\n", prog,
-		net_addr_str(ss, true, addr, sizeof(addr)), cfg->workers,
-		cfg->workers > 1 ? "s" : "", backend);
+	fprintf(stderr, "%s: listening on %s, %u worker%s, bodies %s%s\n",
+		prog, net_addr_str(ss, true, addr, sizeof(addr)), cfg->workers,
+		cfg->workers > 1 ? "s" : "", backend,
+		id ? priv_str(id) : "");
 	if (cfg->workers == 1)
-		ret = worker_run(cfg, &cfg->log, lfd, tot, &sigs);
+		ret = worker_run(cfg, &cfg->log, lfd, tot, &sigs, xs[0]);
 	else
-		ret = run_workers(cfg, &cfg->log, lfd, tot, &sigs);
+		ret = run_workers(cfg, &cfg->log, lfd, tot, &sigs, xs);
 	print_summary(tot, cfg->workers);
 	munmap(tot, cfg->workers * sizeof(*tot));
 	return ret;
@@ -571,7 +631,8 @@ static int serve_open(struct serve_cfg *cfg, const char *root,
 /* The command line of serve, with its defaults. */
 struct serve_args {
 	struct serve_cfg cfg;
-	const char *root, *bind_addr, *log_path;
+	const char *root, *bind_addr, *log_path, *user, *group;
+	struct priv_id id;
 	uint64_t workers, line, hdr, fields;
 	uint16_t port;
 	struct sockaddr_storage ss;
@@ -588,6 +649,10 @@ static int serve_parse(struct serve_args *a, int argc, char **argv)
 			"IPv4 or IPv6 address, :: takes both (0.0.0.0)"),
 		OPT_ARG("port", OPT_PORT, &a->port, "PORT",
 			"TCP port, 0 for any (8080)"),
+		OPT_ARG("user", OPT_STRING, &a->user, "USER",
+			"started as root: become USER (name or uid) before the first accept"),
+		OPT_ARG("group", OPT_STRING, &a->group, "GROUP",
+			"with --user: this group, not USER's own"),
 		OPT_ARG("workers", OPT_COUNT, &a->workers, "N",
 			"processes sharing the socket (1)", .min = 1,
 			.max = WORKERS_MAX),
@@ -646,6 +711,14 @@ static int serve_parse(struct serve_args *a, int argc, char **argv)
 	if (units_addr(a->bind_addr, a->port, &a->ss, &a->sl))
 		return usage_err("--bind '%s': not an IPv4 or IPv6 address",
 				 a->bind_addr);
+	if (a->group && !a->user)
+		return usage_err("--group needs --user");
+	if (a->user) {
+		char why[256];
+
+		if (priv_lookup(a->user, a->group, &a->id, why, sizeof(why)))
+			return usage_err("%s", why);
+	}
 	a->cfg.lim = (struct http_limits){ a->line, a->hdr, a->fields };
 	a->cfg.workers = a->workers;
 	return RC_OK;
@@ -670,7 +743,8 @@ int cmd_serve(int argc, char **argv)
 		return ret < 0 ? RC_OK : ret;
 	ret = serve_open(&a.cfg, a.root, a.log_path, &backend);
 	if (!ret)
-		ret = serve_run(&a.cfg, &a.ss, a.sl, backend);
+		ret = serve_run(&a.cfg, &a.ss, a.sl, backend,
+				a.user ? &a.id : NULL);
 	log_close(&a.cfg.log);
 	if (a.cfg.root_fd >= 0)
 		close(a.cfg.root_fd);

@@ -838,6 +838,108 @@ static void fallback(const char *err)
 	free(txt);
 }
 
+/* /proc/PID/status of @pid: Uid, Gid, Groups, CapPrm and CapEff. */
+static bool unprivileged(pid_t pid, const char *ids)
+{
+	char path[64], *txt, want[128];
+	bool good;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	txt = slurp(path, NULL);
+	snprintf(want, sizeof(want), "\nUid:\t%s\t%s\t%s\t%s\n", ids, ids, ids,
+		 ids);
+	good = txt && strstr(txt, want);
+	snprintf(want, sizeof(want), "\nGid:\t%s\t%s\t%s\t%s\n", ids, ids, ids,
+		 ids);
+	good = good && strstr(txt, want);
+	snprintf(want, sizeof(want), "\nGroups:\t%s \n", ids);
+	good = good && strstr(txt, want) &&
+	       strstr(txt, "\nCapPrm:\t0000000000000000\n") &&
+	       strstr(txt, "\nCapEff:\t0000000000000000\n") &&
+	       strstr(txt, "\nNoNewPrivs:\t1\n");
+	if (!good && txt)
+		diag("  %s", txt);
+	free(txt);
+	return good;
+}
+
+/*
+ * Started as root with --user nobody (uid and gid 65534 here), 2 workers:
+ * every process of the server is nobody with no capability, and serves
+ * only what nobody can open: a 0644 file, not a 0600 one, nor a hard link
+ * or a symbolic link to it, nor a 0600 file renamed over the 0644 one.
+ */
+static void privileges(void)
+{
+	static const char *const files[] = { "pub", "priv", "hard", "sym" };
+	static const int want[] = { 200, 403, 403, 403 };
+	char droot[256], pub[300], priv[300], path[300], kids[64], *txt;
+	struct srv s;
+	pid_t kid[2];
+	FILE *f;
+	int i, n = 0;
+
+	if (geteuid()) {
+		ok(true, "serve --user # SKIP not root");
+		return;
+	}
+	/* the test directory (0700) must let nobody reach the root */
+	chmod(tmp, 0711);
+	snprintf(droot, sizeof(droot), "%s/droot", tmp);
+	mkdir(droot, 0755);
+	snprintf(pub, sizeof(pub), "%s/pub", droot);
+	snprintf(priv, sizeof(priv), "%s/priv", droot);
+	random_file(pub, 5000);
+	random_file(priv, 100);
+	chmod(pub, 0644);
+	chmod(priv, 0600);
+	snprintf(path, sizeof(path), "%s/hard", droot);
+	link(priv, path);
+	snprintf(path, sizeof(path), "%s/sym", droot);
+	symlink("priv", path);
+	{
+		char *argv[] = { (char *)fake_bin, "serve", "--root", droot,
+				 "--port", "0", "--bind", "127.0.0.1",
+				 "--access-log", s.log, "--user", "nobody",
+				 "--workers", "2", NULL };
+
+		snprintf(s.err, sizeof(s.err), "%s/priv.err", tmp);
+		snprintf(s.log, sizeof(s.log), "%s/priv.log", tmp);
+		s.pid = spawn(argv, NULL, NULL, s.err);
+	}
+	for (i = 0; i < 500 && !strstr((txt = slurp(s.err, NULL)) ? txt : "",
+				      "as uid 65534 gid 65534\n"); i++) {
+		free(txt);
+		sleep_ms(10);
+	}
+	ok(txt && strstr(txt, ", 2 workers, bodies zero-copy, as uid 65534 gid 65534\n"),
+	   "--user nobody: listening, as uid 65534 gid 65534");
+	s.port = 0;
+	if (txt && strstr(txt, "listening on 127.0.0.1:"))
+		s.port = atoi(strstr(txt, "listening on 127.0.0.1:") + 23);
+	free(txt);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)s.pid,
+		 (int)s.pid);
+	f = fopen(path, "r");
+	while (f && n < 2 && fscanf(f, "%d", &kid[n]) == 1)
+		n++;
+	if (f)
+		fclose(f);
+	snprintf(kids, sizeof(kids), "%d", n);
+	ok(unprivileged(s.pid, "65534") && n == 2 &&
+	   unprivileged(kid[0], "65534") && unprivileged(kid[1], "65534"),
+	   "--user nobody: the server and its %s workers are uid and gid 65534, no capability, no new privileges",
+	   kids);
+	for (i = 0; i < 4; i++) {
+		curl(tpath("body"), url(&s, "127.0.0.1", files[i]), NULL);
+		is_int(status_of(hdrs), want[i], "--user nobody: /%s", files[i]);
+	}
+	rename(priv, pub);	/* swapped under the server */
+	curl(tpath("body"), url(&s, "127.0.0.1", "pub"), NULL);
+	is_int(status_of(hdrs), 403, "--user nobody: a 0600 file renamed over /pub");
+	is_int(srv_stop(&s), 0, "--user nobody: the server exits 0");
+}
+
 /* --max-ranges 0: Range ignored, no Accept-Ranges. */
 static void ranges_off(void)
 {
@@ -1077,6 +1179,7 @@ void test_serve(void)
 	fallback("ENOBUFS");
 	real_copy();
 	ranges_off();
+	privileges();
 	late_completions();
 	limits();
 	limits_flood();
