@@ -236,7 +236,7 @@ static long pzc_send_failure(long ret, const struct pmem_zc_send *a)
 	return -(long)a->error;
 }
 
-static long pzc_ioctl_send(struct pzc_ctx *ctx, unsigned int cmd,
+static long pzc_ioctl_send(struct file *file, unsigned int cmd,
 			   void __user *uarg)
 {
 	struct pmem_zc_send a;
@@ -252,11 +252,12 @@ static long pzc_ioctl_send(struct pzc_ctx *ctx, unsigned int cmd,
 	a.cookie = 0;
 	a.bytes_queued = 0;
 	a.error = 0;
-	ret = pzc_send(ctx, &a);
+	ret = pzc_send(file->private_data, file, &a);
 	return pzc_put_arg(uarg, cmd, &a, sizeof(a), ret, pzc_send_failure(ret, &a));
 }
 
-static long pzc_ioctl_copy(unsigned int cmd, void __user *uarg)
+static long pzc_ioctl_copy(struct file *file, unsigned int cmd,
+			   void __user *uarg)
 {
 	struct pmem_zc_copy a;
 	long ret;
@@ -273,7 +274,7 @@ static long pzc_ioctl_copy(unsigned int cmd, void __user *uarg)
 	a.bytes_copied = 0;
 	a.bios = 0;
 	a.error = 0;
-	ret = pzc_copy(&a);
+	ret = pzc_copy(file, &a);
 	return pzc_put_arg(uarg, cmd, &a, sizeof(a), ret, ret ?: -(long)a.error);
 }
 
@@ -287,9 +288,9 @@ static long pzc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	switch (_IOC_NR(cmd)) {
 	case _IOC_NR(PMEM_ZC_IOC_SEND):
-		return pzc_ioctl_send(file->private_data, cmd, uarg);
+		return pzc_ioctl_send(file, cmd, uarg);
 	case _IOC_NR(PMEM_ZC_IOC_COPY):
-		return pzc_ioctl_copy(cmd, uarg);
+		return pzc_ioctl_copy(file, cmd, uarg);
 	default:
 		ret = -ENOTTY;
 	}

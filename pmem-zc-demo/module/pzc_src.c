@@ -18,7 +18,8 @@
  * running executable) for the whole life of the operation: truncate,
  * write, fallocate and extent moves fail with ETXTBSY until its completion.
  * Since that lets the caller block writers of the file, only the file's
- * owner (or CAP_SYS_RAWIO, what FIBMAP asks for) may use it as a source.
+ * owner (or CAP_SYS_RAWIO, what FIBMAP asks for: the caller's, or that of
+ * the opener of the caller's /dev/pmem_zc file) may use it as a source.
  *
  * Write denial keeps a file's blocks only where nothing else moves or frees
  * them: a filesystem that shares extents (XFS, btrfs: FIDEDUPERANGE needs no
@@ -75,7 +76,7 @@ static int pzc_src_sync_bdev(struct block_device *bdev)
 	return ret;
 }
 
-static int pzc_src_get_file(struct pzc_src *src)
+static int pzc_src_get_file(struct pzc_src *src, const struct file *dev)
 {
 	struct file *file = src->file;
 	struct inode *inode = file_inode(file);
@@ -91,7 +92,14 @@ static int pzc_src_get_file(struct pzc_src *src)
 	/* stable while the file is open: S_DAX changes only on a new inode */
 	if (inode->i_sb->s_magic != EXT4_SUPER_MAGIC || !IS_DAX(inode))
 		return -EOPNOTSUPP;
+	/*
+	 * A send write-denies the file: the owner's to give, or the right of
+	 * CAP_SYS_RAWIO, the caller's or the device file's opener's (a
+	 * server that opened /dev/pmem_zc as root and then dropped to its
+	 * user, as a socket bound below 1024 keeps working after the drop).
+	 */
 	if (!pzc_file_owned_by(file, current_fsuid()) &&
+	    !file_ns_capable(dev, &init_user_ns, CAP_SYS_RAWIO) &&
 	    !capable(CAP_SYS_RAWIO))
 		return -EPERM;
 	ret = deny_write_access(file);
@@ -109,6 +117,7 @@ static int pzc_src_get_file(struct pzc_src *src)
 /**
  * pzc_src_get - take the source of an operation
  * @src: filled in; pzc_src_put() it in every case
+ * @dev: the caller's file of /dev/pmem_zc (its opener's credentials)
  * @fd: the caller's file descriptor of the source
  * @offset: first byte the operation reads
  * @length: bytes it reads, > 0
@@ -118,7 +127,8 @@ static int pzc_src_get_file(struct pzc_src *src)
  * writing), -EOPNOTSUPP (not a DAX file on ext2/3/4), -EISDIR, -EINVAL,
  * -ERANGE (beyond the end), or what rw_verify_area() or a writeback said.
  */
-int pzc_src_get(struct pzc_src *src, int fd, u64 offset, u64 length)
+int pzc_src_get(struct pzc_src *src, const struct file *dev, int fd,
+		u64 offset, u64 length)
 {
 	struct inode *inode;
 	loff_t pos = offset;
@@ -144,7 +154,7 @@ int pzc_src_get(struct pzc_src *src, int fd, u64 offset, u64 length)
 			return src->mode;
 		src->size = bdev_nr_bytes(src->bdev);
 	} else if (S_ISREG(inode->i_mode)) {
-		ret = pzc_src_get_file(src);
+		ret = pzc_src_get_file(src, dev);
 		if (ret)
 			return ret;
 	} else {
