@@ -10,7 +10,8 @@
  * read(2) checks or transforms their bytes); its bytes leave as the pmem
  * pages themselves (by reference) when the disk has struct pages, and by
  * copy otherwise or with PMEM_ZC_F_COPY. A file source must be the
- * caller's (or CAP_SYS_RAWIO): EPERM. A disk source is read as read(2) of
+ * caller's, or the caller or the opener of its /dev/pmem_zc file must have
+ * CAP_SYS_RAWIO: else EPERM. A disk source is read as read(2) of
  * it would be while the bytes are in flight.
  *
  * Sends are asynchronous, as MSG_ZEROCOPY: PMEM_ZC_IOC_SEND returns once
