@@ -74,10 +74,7 @@ int priv_lookup(const char *user, const char *group, struct priv_id *id,
 		r = id_entry("/etc/passwd", NULL, n, &uid, &gid);
 	else
 		r = id_entry("/etc/passwd", user, 0, &uid, &gid);
-	if (r < 0 && id_number(user, &n)) {
-		r = 0;		/* no /etc/passwd: a number is a number */
-	}
-	if (r <= 0) {
+	if (r <= 0) {		/* a uid without an entry: itself, with --group */
 		if (!id_number(user, &n) || !group) {
 			snprintf(why, size, "--user %s: %s", user, r < 0 ?
 				 "no /etc/passwd" : "no such user");
