@@ -30,6 +30,7 @@
 #include "opts.h"
 #include "priv.h"
 #include "report.h"
+#include "sd.h"
 #include "serve.h"
 #include "units.h"
 
@@ -180,6 +181,9 @@ static void on_signal(struct server *s)
 
 	while (read(s->sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo != SIGHUP) {
+			/* (a worker's is ignored under NotifyAccess=main) */
+			if (!s->stop_asked)
+				sd_notify_state("STOPPING=1");
 			s->stop_asked = true;
 			continue;
 		}
@@ -449,6 +453,8 @@ static int run_workers(const struct serve_cfg *cfg, struct access_log *log,
 	while (reap(pids, cfg->workers, &failed)) {
 		if (sigwaitinfo(sigs, &si) < 0 || si.si_signo == SIGCHLD)
 			continue;
+		if (si.si_signo != SIGHUP)
+			sd_notify_state("STOPPING=1");
 		forward(pids, cfg->workers, si.si_signo);
 	}
 	return failed ? RC_FAIL : RC_OK;
@@ -524,12 +530,25 @@ static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
 	sigset_t sigs;
 	int lfd, ret;
 
-	lfd = net_listen(ss, sl, 511);
+	/* systemd's socket (socket activation), or our own */
+	lfd = sd_listen_fd();
+	if (lfd == -2)
+		return RC_FAIL;
+	if (lfd >= 0) {
+		sl = sizeof(*ss);
+		if (getsockname(lfd, (struct sockaddr *)ss, &sl))
+			ss->ss_family = AF_UNSPEC;
+	} else {
+		lfd = net_listen(ss, sl, 511);
+	}
 	if (lfd < 0) {
 		pr_err("listen on %s: %s", net_addr_str(ss, true, addr,
 		       sizeof(addr)), strerror(-lfd));
 		return RC_FAIL;
 	}
+	ret = sd_notify_open();
+	if (ret)
+		pr_err("NOTIFY_SOCKET: %s", strerror(-ret));
 	if (open_privileged(cfg, id, xs)) {
 		for (i = 0; i < cfg->workers; i++)
 			xfer_close(xs[i]);
@@ -555,6 +574,10 @@ static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
 		prog, net_addr_str(ss, true, addr, sizeof(addr)), cfg->workers,
 		cfg->workers > 1 ? "s" : "", backend,
 		id ? priv_str(id) : "");
+	/* listening, unprivileged: systemd's Type=notify may go on */
+	ret = sd_notify_state("READY=1");
+	if (ret)
+		pr_err("NOTIFY_SOCKET: %s", strerror(-ret));
 	if (cfg->workers == 1)
 		ret = worker_run(cfg, &cfg->log, lfd, tot, &sigs, xs[0]);
 	else

@@ -10,6 +10,7 @@
  * Every wait is bounded (curl --max-time, socket timeouts, wait_exit).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "tap.h"
 #include "tests.h"
@@ -940,6 +942,86 @@ static void privileges(void)
 	is_int(srv_stop(&s), 0, "--user nobody: the server exits 0");
 }
 
+/*
+ * systemd's protocols, as the unit uses them: the listening socket passed
+ * as fd 3 (LISTEN_PID, LISTEN_FDS), READY=1 on $NOTIFY_SOCKET once
+ * listening as --user, STOPPING=1 on SIGTERM. A LISTEN_PID of another
+ * process is not ours: the server listens itself.
+ */
+static void systemd(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_un nsa = { .sun_family = AF_UNIX };
+	char npath[sizeof(nsa.sun_path)], envn[sizeof(npath) + 16], buf[64],
+	     *txt;
+	struct timeval tv = { 10, 0 };
+	socklen_t al = sizeof(a);
+	int lfd, nfd, i, port;
+	struct srv s;
+	ssize_t n;
+
+	if (snprintf(npath, sizeof(npath), "%s/notify", tmp) >=
+	    (int)sizeof(npath)) {
+		ok(false, "systemd: %s/notify: too long a socket path", tmp);
+		return;
+	}
+	snprintf(envn, sizeof(envn), "NOTIFY_SOCKET=%s", npath);
+	memcpy(nsa.sun_path, npath, sizeof(npath));
+	/* the listening socket as fd 3 (inherited), then the notify socket */
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (lfd >= 0 && lfd != 3) {
+		dup2(lfd, 3);
+		close(lfd);
+		lfd = 3;
+	}
+	nfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (nfd < 0 || lfd != 3 ||
+	    bind(nfd, (struct sockaddr *)&nsa, sizeof(nsa)) ||
+	    setsockopt(nfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    bind(lfd, (struct sockaddr *)&a, sizeof(a)) || listen(lfd, 16) ||
+	    getsockname(lfd, (struct sockaddr *)&a, &al)) {
+		ok(false, "systemd: sockets: %s", strerror(errno));
+		return;
+	}
+	port = ntohs(a.sin_port);
+	{
+		char *argv[] = { "sh", "-c",
+				 "export LISTEN_PID=$$ LISTEN_FDS=1; exec \"$@\"",
+				 "sh", (char *)fake_bin, "serve", "--root", root,
+				 "--port", "1", "--access-log", s.log,
+				 "--workers", "2",
+				 geteuid() ? NULL : "--user",
+				 "nobody", NULL };
+		char *env[] = { envn, NULL };
+
+		snprintf(s.err, sizeof(s.err), "%s/sd.err", tmp);
+		snprintf(s.log, sizeof(s.log), "%s/sd.log", tmp);
+		s.pid = spawn(argv, env, NULL, s.err);
+	}
+	close(3);
+	n = recv(nfd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	ok(!strcmp(buf, "READY=1"), "systemd: READY=1 on NOTIFY_SOCKET once listening%s",
+	       geteuid() ? "" : " as nobody");
+	s.port = port;
+	txt = slurp(s.err, NULL);
+	ok(txt && strstr(txt, "listening on 127.0.0.1:") &&
+	   atoi(strstr(txt, "listening on 127.0.0.1:") + 23) == port,
+	   "systemd: serves the socket passed as fd 3 (port %d), not --port 1",
+	   port);
+	free(txt);
+	get_file(&s, "127.0.0.1", "f4097");
+	kill(s.pid, SIGTERM);
+	n = recv(nfd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	ok(!strcmp(buf, "STOPPING=1"), "systemd: STOPPING=1 on SIGTERM");
+	i = wait_exit(s.pid, 30);
+	is_int(i, 0, "systemd: exits 0");
+	close(nfd);
+	unlink(npath);
+}
+
 /* --max-ranges 0: Range ignored, no Accept-Ranges. */
 static void ranges_off(void)
 {
@@ -1180,6 +1262,7 @@ void test_serve(void)
 	real_copy();
 	ranges_off();
 	privileges();
+	systemd();
 	late_completions();
 	limits();
 	limits_flood();
