@@ -92,7 +92,7 @@ check_line "ok - a file of another user: EPERM; its owner sends it"
 chown root /mnt/g
 ST=/sys/class/misc/pmem_zc/stats
 s0=$(cat $ST/sends) p0=$(cat $ST/err_perm)
-$ZC serve --root /mnt --bind 127.0.0.1 --port 5010 --user nobody --count 1 --access-log /tmp/acc > /tmp/srv.out 2>&1 & sp=$!
+$ZC serve --root /mnt --bind 127.0.0.1 --port 5010 --user nobody --count 1 --access-log - > /tmp/srv.out 2>&1 & sp=$!
 wait_for 10 listening 5010 || fail "serve --user nobody: $(cat /tmp/srv.out)"
 grep -q 'as uid 65534 ' /tmp/srv.out || fail "serve --user nobody: $(cat /tmp/srv.out)"
 grep -q '^Uid:.65534.65534.65534.65534$' /proc/$sp/status || fail "serve --user nobody: $(grep Uid /proc/$sp/status)"

@@ -16,9 +16,11 @@
 #define LOG_LINE	4096
 #define LOG_FIELD	1024	/* escaped bytes of one quoted field, at most */
 
+/* never through a symbolic link (a name another user may have planted) */
 static int log_open_path(const char *path)
 {
-	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+		    O_NOFOLLOW, 0644);
 }
 
 int log_open(struct access_log *l, const char *path)

@@ -4,9 +4,10 @@
  *
  * The binary is static, so the C library's getpwnam() (NSS) is not used:
  * names are looked up in /etc/passwd and /etc/group, where the package's
- * system user is (and numbers are taken as they are). The drop is what
- * nginx's workers do: setgroups(), setgid(), setuid(), here for every
- * process of the server (the workers are forked after it).
+ * system user is (and numbers are taken as they are). The drop is nginx's
+ * workers' (setgroups(), setgid(), setuid()), but with the primary group
+ * only (nginx calls initgroups()), and for every process of the server
+ * (the workers are forked after it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +50,13 @@ static int id_entry(const char *path, const char *name, unsigned long num,
 	if (!f)
 		return -1;
 	while (!found && fgets(line, sizeof(line), f)) {
+		if (!strchr(line, '\n') && !feof(f)) {
+			int c;	/* a longer line: no entry of ours, skipped whole */
+
+			while ((c = getc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
 		line[strcspn(line, "\n")] = '\0';
 		for (p = line, i = 0; i < 5; i++)
 			fld[i] = strsep(&p, ":");
@@ -110,8 +118,10 @@ int priv_drop(const struct priv_id *id, char *why, size_t size)
 	uid_t r, e, s;
 	gid_t rg, eg, sg;
 
-	if (setgroups(1, &id->gid) || setresgid(id->gid, id->gid, id->gid) ||
-	    setresuid(id->uid, id->uid, id->uid)) {
+	/* started as the user already: checked all the same */
+	if (!geteuid() &&
+	    (setgroups(1, &id->gid) || setresgid(id->gid, id->gid, id->gid) ||
+	     setresuid(id->uid, id->uid, id->uid))) {
 		snprintf(why, size, "dropping to uid %u gid %u: %s",
 			 (unsigned int)id->uid, (unsigned int)id->gid,
 			 strerror(errno));
@@ -128,7 +138,15 @@ int priv_drop(const struct priv_id *id, char *why, size_t size)
 			 (unsigned int)id->uid);
 		return -1;
 	}
-	/* and no way back through a setuid binary (it runs none) */
-	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	/*
+	 * No way back through a setuid binary (it runs none), and no
+	 * ptrace() or pidfd_getfd() by other processes of the user, which
+	 * would take the device files opened as root
+	 */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) {
+		snprintf(why, size, "prctl: %s", strerror(errno));
+		return -1;
+	}
 	return 0;
 }

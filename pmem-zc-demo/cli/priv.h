@@ -23,9 +23,11 @@ int priv_lookup(const char *user, const char *group, struct priv_id *id,
 		char *why, size_t size);
 
 /*
- * Become @id: supplementary groups cleared, real, effective and saved
- * ids set, then checked: no uid or gid 0 left and no capability in the
- * effective, permitted or ambient sets. 0, or -1 with @why.
+ * Become @id (when root; started as @id, only the checks): supplementary
+ * groups but @id's gid cleared, real, effective and saved ids set, then
+ * checked (the ids @id's, no capability in the effective or permitted
+ * sets, so none ambient), no_new_privs set and not dumpable. 0, or -1
+ * with @why.
  */
 int priv_drop(const struct priv_id *id, char *why, size_t size);
 

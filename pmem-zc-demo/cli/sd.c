@@ -22,7 +22,7 @@
 int sd_listen_fd(void)
 {
 	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
-	int fd = SD_LISTEN_FDS_START, type = 0, listening = 0, fl;
+	int fd = SD_LISTEN_FDS_START, type = 0, domain = 0, listening = 0, fl;
 	socklen_t len = sizeof(type);
 	char *end;
 	long n;
@@ -42,9 +42,11 @@ int sd_listen_fd(void)
 	}
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) ||
 	    type != SOCK_STREAM ||
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) ||
+	    (domain != AF_INET && domain != AF_INET6) ||
 	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) ||
 	    !listening) {
-		pr_err("fd 3 of socket activation is not a listening stream socket");
+		pr_err("fd 3 of socket activation is not a listening TCP socket");
 		return -2;
 	}
 	fl = fcntl(fd, F_GETFL);

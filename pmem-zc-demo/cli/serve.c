@@ -181,8 +181,8 @@ static void on_signal(struct server *s)
 
 	while (read(s->sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo != SIGHUP) {
-			/* (a worker's is ignored under NotifyAccess=main) */
-			if (!s->stop_asked)
+			/* the main process's (several workers: the parent's) */
+			if (!s->stop_asked && s->cfg->workers == 1)
 				sd_notify_state("STOPPING=1");
 			s->stop_asked = true;
 			continue;
@@ -511,7 +511,7 @@ static int open_privileged(const struct serve_cfg *cfg, const struct priv_id *id
 		       (unsigned int)geteuid(), (unsigned int)id->uid);
 		return RC_FAIL;
 	}
-	if (!geteuid() && priv_drop(id, why, sizeof(why))) {
+	if (priv_drop(id, why, sizeof(why))) {
 		pr_err("%s", why);
 		return RC_FAIL;
 	}
@@ -521,7 +521,7 @@ static int open_privileged(const struct serve_cfg *cfg, const struct priv_id *id
 /* Listen, open the devices, drop root, fork the workers (or be the only one), summary. */
 static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
 		     socklen_t sl, const char *backend,
-		     const struct priv_id *id)
+		     const struct priv_id *id, const char *log_path)
 {
 	struct xfer *xs[WORKERS_MAX] = {};
 	struct serve_totals *tot;
@@ -549,7 +549,15 @@ static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
 	ret = sd_notify_open();
 	if (ret)
 		pr_err("NOTIFY_SOCKET: %s", strerror(-ret));
-	if (open_privileged(cfg, id, xs)) {
+	/*
+	 * The access log after the drop, as the user: root never opens a
+	 * name the user may have made (nor follows a link: O_NOFOLLOW)
+	 */
+	ret = 0;
+	if (open_privileged(cfg, id, xs) ||
+	    (ret = log_open(&cfg->log, log_path))) {
+		if (ret < 0)
+			pr_err("--access-log %s: %s", log_path, strerror(-ret));
 		for (i = 0; i < cfg->workers; i++)
 			xfer_close(xs[i]);
 		close(lfd);
@@ -619,13 +627,12 @@ static const char serve_more[] =
 "  curl -H 'If-None-Match: \"ETAG\"' http://10.0.0.1:8080/file  (304)\n"
 "  curl -g 'http://[::1]:8080/file'                        (IPv6)\n";
 
-/* Open the root, the device (or say why not), the log. RC_OK or not. */
+/* Open the root, the device (or say why not). RC_OK or not. */
 static int serve_open(struct serve_cfg *cfg, const char *root,
-		      const char *log_path, const char **backend)
+		      const char **backend)
 {
 	struct xfer *x;
 	char why[256];
-	int ret;
 
 	cfg->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cfg->root_fd < 0) {
@@ -642,11 +649,6 @@ static int serve_open(struct serve_cfg *cfg, const char *root,
 		}
 		*backend = "zero-copy";
 		xfer_close(x);
-	}
-	ret = log_open(&cfg->log, log_path);
-	if (ret) {
-		pr_err("--access-log %s: %s", log_path, strerror(-ret));
-		return RC_FAIL;
 	}
 	return RC_OK;
 }
@@ -764,10 +766,10 @@ int cmd_serve(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? RC_OK : ret;
-	ret = serve_open(&a.cfg, a.root, a.log_path, &backend);
+	ret = serve_open(&a.cfg, a.root, &backend);
 	if (!ret)
 		ret = serve_run(&a.cfg, &a.ss, a.sl, backend,
-				a.user ? &a.id : NULL);
+				a.user ? &a.id : NULL, a.log_path);
 	log_close(&a.cfg.log);
 	if (a.cfg.root_fd >= 0)
 		close(a.cfg.root_fd);

@@ -887,6 +887,9 @@ static void privileges(void)
 	}
 	/* the test directory (0700) must let nobody reach the root */
 	chmod(tmp, 0711);
+	snprintf(path, sizeof(path), "%s/logs", tmp);
+	mkdir(path, 0755);
+	chown(path, 65534, 65534);
 	snprintf(droot, sizeof(droot), "%s/droot", tmp);
 	mkdir(droot, 0755);
 	snprintf(pub, sizeof(pub), "%s/pub", droot);
@@ -906,7 +909,8 @@ static void privileges(void)
 				 "--workers", "2", NULL };
 
 		snprintf(s.err, sizeof(s.err), "%s/priv.err", tmp);
-		snprintf(s.log, sizeof(s.log), "%s/priv.log", tmp);
+		/* opened as nobody: in a directory of nobody's */
+		snprintf(s.log, sizeof(s.log), "%s/logs/priv.log", tmp);
 		s.pid = spawn(argv, NULL, NULL, s.err);
 	}
 	for (i = 0; i < 500 && !strstr((txt = slurp(s.err, NULL)) ? txt : "",
@@ -942,11 +946,59 @@ static void privileges(void)
 	is_int(srv_stop(&s), 0, "--user nobody: the server exits 0");
 }
 
+/* A datagram of the notify socket: its text, and its sender's pid and uid. */
+static bool notified(int nfd, char *buf, size_t size, pid_t *pid, uid_t *uid)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = { buf, size - 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	ssize_t n = recvmsg(nfd, &mh, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	*pid = -1;
+	*uid = -1;
+	for (cm = CMSG_FIRSTHDR(&mh); n > 0 && cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred uc;
+
+			memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
+			*pid = uc.pid;
+			*uid = uc.uid;
+		}
+	return n > 0;
+}
+
+/*
+ * serve under "sh -c 'export LISTEN_PID=@lpid LISTEN_FDS=@lfds; exec'"
+ * with fd 3 inherited and @envn: its pid.
+ */
+static pid_t sd_spawn(struct srv *s, const char *name, const char *lpid,
+		      const char *lfds, char *envn, const char *user)
+{
+	char cmd[128], *env[] = { envn, NULL };
+	char *argv[] = { "sh", "-c", cmd, "sh", (char *)fake_bin, "serve",
+			 "--root", root, "--port", "0", "--bind", "127.0.0.1",
+			 "--access-log", s->log, "--workers", "2",
+			 user ? "--user" : NULL, (char *)user, NULL };
+
+	snprintf(cmd, sizeof(cmd), "export LISTEN_PID=%s LISTEN_FDS=%s; exec \"$@\"",
+		 lpid, lfds);
+	snprintf(s->err, sizeof(s->err), "%s/%s.err", tmp, name);
+	snprintf(s->log, sizeof(s->log), "%s/logs/%s.log", tmp, name);
+	return s->pid = spawn(argv, env, NULL, s->err);
+}
+
 /*
  * systemd's protocols, as the unit uses them: the listening socket passed
- * as fd 3 (LISTEN_PID, LISTEN_FDS), READY=1 on $NOTIFY_SOCKET once
- * listening as --user, STOPPING=1 on SIGTERM. A LISTEN_PID of another
- * process is not ours: the server listens itself.
+ * as fd 3 (LISTEN_PID, LISTEN_FDS), READY=1 on $NOTIFY_SOCKET from the
+ * main process once listening as --user, STOPPING=1 from it alone on
+ * SIGTERM (NotifyAccess=main would drop the workers'). A LISTEN_PID of
+ * another process is not ours: the server listens itself; LISTEN_FDS=2,
+ * or an AF_UNIX socket as fd 3, is an error.
  */
 static void systemd(void)
 {
@@ -955,17 +1007,24 @@ static void systemd(void)
 	struct sockaddr_un nsa = { .sun_family = AF_UNIX };
 	char npath[sizeof(nsa.sun_path)], envn[sizeof(npath) + 16], buf[64],
 	     *txt;
+	const char *user = geteuid() ? NULL : "nobody";
+	uid_t want_uid = user ? 65534 : geteuid(), uid;
 	struct timeval tv = { 10, 0 };
 	socklen_t al = sizeof(a);
-	int lfd, nfd, i, port;
+	int lfd, nfd, i, port, one = 1, stops = 0, others = 0;
 	struct srv s;
-	ssize_t n;
+	pid_t pid;
 
 	if (snprintf(npath, sizeof(npath), "%s/notify", tmp) >=
 	    (int)sizeof(npath)) {
 		ok(false, "systemd: %s/notify: too long a socket path", tmp);
 		return;
 	}
+	snprintf(npath, sizeof(npath), "%s/logs", tmp);
+	mkdir(npath, 0755);
+	if (user)
+		chown(npath, 65534, 65534);
+	snprintf(npath, sizeof(npath), "%s/notify", tmp);
 	snprintf(envn, sizeof(envn), "NOTIFY_SOCKET=%s", npath);
 	memcpy(nsa.sun_path, npath, sizeof(npath));
 	/* the listening socket as fd 3 (inherited), then the notify socket */
@@ -979,45 +1038,83 @@ static void systemd(void)
 	if (nfd < 0 || lfd != 3 ||
 	    bind(nfd, (struct sockaddr *)&nsa, sizeof(nsa)) ||
 	    setsockopt(nfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(nfd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) ||
 	    bind(lfd, (struct sockaddr *)&a, sizeof(a)) || listen(lfd, 16) ||
 	    getsockname(lfd, (struct sockaddr *)&a, &al)) {
 		ok(false, "systemd: sockets: %s", strerror(errno));
 		return;
 	}
 	port = ntohs(a.sin_port);
-	{
-		char *argv[] = { "sh", "-c",
-				 "export LISTEN_PID=$$ LISTEN_FDS=1; exec \"$@\"",
-				 "sh", (char *)fake_bin, "serve", "--root", root,
-				 "--port", "1", "--access-log", s.log,
-				 "--workers", "2",
-				 geteuid() ? NULL : "--user",
-				 "nobody", NULL };
-		char *env[] = { envn, NULL };
-
-		snprintf(s.err, sizeof(s.err), "%s/sd.err", tmp);
-		snprintf(s.log, sizeof(s.log), "%s/sd.log", tmp);
-		s.pid = spawn(argv, env, NULL, s.err);
-	}
-	close(3);
-	n = recv(nfd, buf, sizeof(buf) - 1, 0);
-	buf[n > 0 ? n : 0] = '\0';
-	ok(!strcmp(buf, "READY=1"), "systemd: READY=1 on NOTIFY_SOCKET once listening%s",
-	       geteuid() ? "" : " as nobody");
+	sd_spawn(&s, "sd", "$$", "1", envn, user);
+	notified(nfd, buf, sizeof(buf), &pid, &uid);
+	ok(!strcmp(buf, "READY=1") && pid == s.pid && uid == want_uid,
+	   "systemd: READY=1 on NOTIFY_SOCKET from the main process, as uid %u",
+	   (unsigned int)want_uid);
 	s.port = port;
 	txt = slurp(s.err, NULL);
 	ok(txt && strstr(txt, "listening on 127.0.0.1:") &&
 	   atoi(strstr(txt, "listening on 127.0.0.1:") + 23) == port,
-	   "systemd: serves the socket passed as fd 3 (port %d), not --port 1",
+	   "systemd: serves the socket passed as fd 3 (port %d), not --port 0",
 	   port);
 	free(txt);
 	get_file(&s, "127.0.0.1", "f4097");
 	kill(s.pid, SIGTERM);
-	n = recv(nfd, buf, sizeof(buf) - 1, 0);
-	buf[n > 0 ? n : 0] = '\0';
-	ok(!strcmp(buf, "STOPPING=1"), "systemd: STOPPING=1 on SIGTERM");
+	tv.tv_sec = 2;		/* every datagram that comes */
+	setsockopt(nfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (notified(nfd, buf, sizeof(buf), &pid, &uid)) {
+		if (!strcmp(buf, "STOPPING=1") && pid == s.pid)
+			stops++;
+		else
+			others++;
+	}
+	ok(stops == 1 && !others,
+	   "systemd: on SIGTERM, STOPPING=1 once, from the main process (%d, and %d others)",
+	   stops, others);
 	i = wait_exit(s.pid, 30);
 	is_int(i, 0, "systemd: exits 0");
+
+	/* LISTEN_PID another's: not for us, it listens itself */
+	sd_spawn(&s, "sdother", "1", "1", envn, NULL);
+	notified(nfd, buf, sizeof(buf), &pid, &uid);
+	txt = slurp(s.err, NULL);
+	ok(!strcmp(buf, "READY=1") && txt &&
+	   strstr(txt, "listening on 127.0.0.1:") &&
+	   atoi(strstr(txt, "listening on 127.0.0.1:") + 23) != port,
+	   "systemd: LISTEN_PID of another process: listens on a port of its own");
+	free(txt);
+	kill(s.pid, SIGTERM);
+	is_int(wait_exit(s.pid, 30), 0, "systemd: ... and exits 0");
+	while (notified(nfd, buf, sizeof(buf), &pid, &uid))
+		;
+	/* two sockets, or fd 3 a UNIX socket: errors, before READY=1 */
+	sd_spawn(&s, "sdtwo", "$$", "2", envn, NULL);
+	is_int(wait_exit(s.pid, 30), 1, "systemd: LISTEN_FDS=2: exit 1");
+	txt = slurp(s.err, NULL);
+	has(txt, "LISTEN_FDS=2: one listening socket is served",
+	    "systemd: LISTEN_FDS=2 said");
+	free(txt);
+	close(3);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(nsa.sun_path, sizeof(nsa.sun_path), "%s/unix", tmp);
+	if (lfd >= 0 && lfd != 3) {
+		dup2(lfd, 3);
+		close(lfd);
+	}
+	bind(3, (struct sockaddr *)&nsa, sizeof(nsa));
+	listen(3, 4);
+	sd_spawn(&s, "sdunix", "$$", "1", envn, NULL);
+	is_int(wait_exit(s.pid, 30), 1, "systemd: a UNIX socket as fd 3: exit 1");
+	txt = slurp(s.err, NULL);
+	has(txt, "fd 3 of socket activation is not a listening TCP socket",
+	    "systemd: a UNIX socket as fd 3 said");
+	free(txt);
+	tv.tv_sec = 0;
+	tv.tv_usec = 200000;
+	setsockopt(nfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	ok(!notified(nfd, buf, sizeof(buf), &pid, &uid),
+	   "systemd: no READY=1 from a server that did not start");
+	close(3);
+	unlink(nsa.sun_path);
 	close(nfd);
 	unlink(npath);
 }
