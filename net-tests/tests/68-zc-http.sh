@@ -121,7 +121,8 @@ req=; for i in $(seq 10); do req="${req}GET /c$i HTTP/1.1\r\nHost: a\r\n\r\nGET 
 t0=$(date +%s)
 printf "$req" | socat -t 20 - TCP:$PEER_A:5002 > /tmp/pipe || fail "pipelined: socat"
 dt=$(($(date +%s) - t0))
-st=$(grep -a '^HTTP/1.1 ' /tmp/pipe | cut -d' ' -f2 | tr -d '\r' | tr '\n' ' ')
+# (a head follows a binary body on its line: not anchored)
+st=$(grep -a -o 'HTTP/1\.1 [0-9][0-9][0-9] ' /tmp/pipe | cut -d' ' -f2 | tr '\n' ' ')
 [ "$st" = "200 404 200 404 200 404 200 404 200 404 200 404 200 404 200 404 200 404 200 404 " ] ||
 	fail "pipelined, then a FIN: answered $st"
 [ "$dt" -lt 15 ] || fail "pipelined, then a FIN: the server did not close (socat ended after $dt s)"
