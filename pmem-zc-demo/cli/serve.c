@@ -558,19 +558,13 @@ static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
 	    (ret = log_open(&cfg->log, log_path))) {
 		if (ret < 0)
 			pr_err("--access-log %s: %s", log_path, strerror(-ret));
-		for (i = 0; i < cfg->workers; i++)
-			xfer_close(xs[i]);
-		close(lfd);
-		return RC_FAIL;
+		goto fail;
 	}
 	tot = mmap(NULL, cfg->workers * sizeof(*tot), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (tot == MAP_FAILED) {
 		pr_err("mmap: %s", strerror(errno));
-		for (i = 0; i < cfg->workers; i++)
-			xfer_close(xs[i]);
-		close(lfd);
-		return RC_FAIL;
+		goto fail;
 	}
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
@@ -593,6 +587,11 @@ static int serve_run(struct serve_cfg *cfg, struct sockaddr_storage *ss,
 	print_summary(tot, cfg->workers);
 	munmap(tot, cfg->workers * sizeof(*tot));
 	return ret;
+fail:
+	for (i = 0; i < cfg->workers; i++)
+		xfer_close(xs[i]);
+	close(lfd);
+	return RC_FAIL;
 }
 
 static const char serve_about[] =

@@ -43,12 +43,22 @@ static const char *log_of(const struct srv *s, const char *what);
 
 /* --- the server and its clients ------------------------------------------- */
 
+/* The port of serve's "listening on ADDR:PORT," line in @txt, or 0. */
+static int port_of(const char *txt)
+{
+	const char *p = txt ? strstr(txt, "listening on ") : NULL;
+
+	p = p ? strchr(p, ',') : NULL;
+	while (p && p[-1] != ':')
+		p--;
+	return p ? atoi(p) : 0;
+}
+
 static bool srv_start(struct srv *s, const char *name, const char *bin,
 		      char *const env[], ...)
 {
 	char *argv[40] = { (char *)bin, "serve", "--root", root, "--port",
 			   "0", "--access-log", s->log };
-	const char *p;
 	char *txt;
 	va_list ap;
 	int i = 8, t;
@@ -62,11 +72,7 @@ static bool srv_start(struct srv *s, const char *name, const char *bin,
 	s->pid = spawn(argv, env, NULL, s->err);
 	for (t = 0; t < 1000; t++) {
 		txt = slurp(s->err, NULL);
-		p = txt ? strstr(txt, "listening on ") : NULL;
-		p = p ? strchr(p, ',') : NULL;
-		while (p && p[-1] != ':')
-			p--;
-		s->port = p ? atoi(p) : 0;
+		s->port = port_of(txt);
 		free(txt);
 		if (s->port)
 			return true;
@@ -920,9 +926,7 @@ static void privileges(void)
 	}
 	ok(txt && strstr(txt, ", 2 workers, bodies zero-copy, as uid 65534 gid 65534\n"),
 	   "--user nobody: listening, as uid 65534 gid 65534");
-	s.port = 0;
-	if (txt && strstr(txt, "listening on 127.0.0.1:"))
-		s.port = atoi(strstr(txt, "listening on 127.0.0.1:") + 23);
+	s.port = port_of(txt);
 	free(txt);
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)s.pid,
 		 (int)s.pid);
@@ -992,6 +996,29 @@ static pid_t sd_spawn(struct srv *s, const char *name, const char *lpid,
 	return s->pid = spawn(argv, env, NULL, s->err);
 }
 
+/* @fd as fd 3 (inherited by what is spawned): 3, or -1. */
+static int as_fd3(int fd)
+{
+	if (fd < 0 || fd == 3)
+		return fd;
+	dup2(fd, 3);
+	close(fd);
+	return 3;
+}
+
+/* serve with LISTEN_FDS=@lfds for itself: exit 1, @msg on stderr. */
+static void sd_refused(struct srv *s, const char *name, const char *lfds,
+		       char *envn, const char *msg, const char *what)
+{
+	char *txt;
+
+	sd_spawn(s, name, "$$", lfds, envn, NULL);
+	is_int(wait_exit(s->pid, 30), 1, "systemd: %s: exit 1", what);
+	txt = slurp(s->err, NULL);
+	has(txt, msg, "systemd: %s said", what);
+	free(txt);
+}
+
 /*
  * systemd's protocols, as the unit uses them: the listening socket passed
  * as fd 3 (LISTEN_PID, LISTEN_FDS), READY=1 on $NOTIFY_SOCKET from the
@@ -1028,12 +1055,7 @@ static void systemd(void)
 	snprintf(envn, sizeof(envn), "NOTIFY_SOCKET=%s", npath);
 	memcpy(nsa.sun_path, npath, sizeof(npath));
 	/* the listening socket as fd 3 (inherited), then the notify socket */
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (lfd >= 0 && lfd != 3) {
-		dup2(lfd, 3);
-		close(lfd);
-		lfd = 3;
-	}
+	lfd = as_fd3(socket(AF_INET, SOCK_STREAM, 0));
 	nfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (nfd < 0 || lfd != 3 ||
 	    bind(nfd, (struct sockaddr *)&nsa, sizeof(nsa)) ||
@@ -1052,8 +1074,7 @@ static void systemd(void)
 	   (unsigned int)want_uid);
 	s.port = port;
 	txt = slurp(s.err, NULL);
-	ok(txt && strstr(txt, "listening on 127.0.0.1:") &&
-	   atoi(strstr(txt, "listening on 127.0.0.1:") + 23) == port,
+	ok(port_of(txt) == port,
 	   "systemd: serves the socket passed as fd 3 (port %d), not --port 0",
 	   port);
 	free(txt);
@@ -1077,9 +1098,8 @@ static void systemd(void)
 	sd_spawn(&s, "sdother", "1", "1", envn, NULL);
 	notified(nfd, buf, sizeof(buf), &pid, &uid);
 	txt = slurp(s.err, NULL);
-	ok(!strcmp(buf, "READY=1") && txt &&
-	   strstr(txt, "listening on 127.0.0.1:") &&
-	   atoi(strstr(txt, "listening on 127.0.0.1:") + 23) != port,
+	ok(!strcmp(buf, "READY=1") && port_of(txt) &&
+	   port_of(txt) != port,
 	   "systemd: LISTEN_PID of another process: listens on a port of its own");
 	free(txt);
 	kill(s.pid, SIGTERM);
@@ -1087,27 +1107,16 @@ static void systemd(void)
 	while (notified(nfd, buf, sizeof(buf), &pid, &uid))
 		;
 	/* two sockets, or fd 3 a UNIX socket: errors, before READY=1 */
-	sd_spawn(&s, "sdtwo", "$$", "2", envn, NULL);
-	is_int(wait_exit(s.pid, 30), 1, "systemd: LISTEN_FDS=2: exit 1");
-	txt = slurp(s.err, NULL);
-	has(txt, "LISTEN_FDS=2: one listening socket is served",
-	    "systemd: LISTEN_FDS=2 said");
-	free(txt);
+	sd_refused(&s, "sdtwo", "2", envn,
+		   "LISTEN_FDS=2: one listening socket is served", "LISTEN_FDS=2");
 	close(3);
-	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	as_fd3(socket(AF_UNIX, SOCK_STREAM, 0));
 	snprintf(nsa.sun_path, sizeof(nsa.sun_path), "%s/unix", tmp);
-	if (lfd >= 0 && lfd != 3) {
-		dup2(lfd, 3);
-		close(lfd);
-	}
 	bind(3, (struct sockaddr *)&nsa, sizeof(nsa));
 	listen(3, 4);
-	sd_spawn(&s, "sdunix", "$$", "1", envn, NULL);
-	is_int(wait_exit(s.pid, 30), 1, "systemd: a UNIX socket as fd 3: exit 1");
-	txt = slurp(s.err, NULL);
-	has(txt, "fd 3 of socket activation is not a listening TCP socket",
-	    "systemd: a UNIX socket as fd 3 said");
-	free(txt);
+	sd_refused(&s, "sdunix", "1", envn,
+		   "fd 3 of socket activation is not a listening TCP socket",
+		   "a UNIX socket as fd 3");
 	tv.tv_sec = 0;
 	tv.tv_usec = 200000;
 	setsockopt(nfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
