@@ -92,9 +92,12 @@ splat_lines() {
 # patch, the wake-up a direct I/O bio's release owes a waiting layout
 # break), our fix of the XFS two-inode
 # layout break that spins on a busy page (xfs-dax-wait/, for mainline
-# first) and the lab's debugfs switch that turns the busy-page fix off
-# (lab/, never sent anywhere).
-KSERIES=". fsdax-busy xfs-dax-wait lab"
+# first), on 6.12 the DAX splice_read series (dax-splice/, an RFC for
+# mainline: sendfile(2) and splice(2) of DAX files by reference) and the
+# lab's debugfs switches that turn the busy-page fix and the splice's
+# mapping entries off (lab/, never sent anywhere). A version without a
+# series' folder skips it.
+KSERIES=". fsdax-busy xfs-dax-wait dax-splice lab"
 kernel_paths() {
 	local flavour=$1 cfgdir=$PMEMZC_TOP/vm/config p s srckey key
 	check_kernel_version

@@ -11,6 +11,11 @@
 #             pinned; the disk then has to get the first file's bytes
 #   odread    an O_DIRECT read of /dev/nbd0 into a writable mapping: when
 #             the server goes on, the device writes into the pinned pages
+#   splice    no mapping: splice() of the file into a pipe, which holds
+#             the file's own pages with the DAX splice series (issue 23,
+#             mm-export-patch/6.12/dax-splice/, 6.12 only)
+#   sendfile  no mapping: sendfile() of the file to the loopback receiver
+#             that does not read: skbs hold the pages (issue 23, 6.12 only)
 # Then one layout OP: truncate to 0, punch, zero, collapse or insert a
 # range (xfs_io; zero and insert free nothing, they only have to wait),
 # unlink of the only name (eviction), umount (eviction of every inode;
@@ -47,6 +52,13 @@
 #               file's, or (odread) the refill's bytes changed by the
 #               device; and the WARN_ON_ONCE of dax_disassociate_entry()
 #               fires. That this is seen is what shows the test can fail.
+# For splice and sendfile, N is the series with its mapping entries off
+# (the lab's /sys/kernel/debug/dax_splice_entries N: the pages are in the
+# pipe with no entry the layout break could find; nothing to disassociate
+# either, so no WARN), and a third way:
+#   copy (C)    fs.dax_splice_read 0: the splice copies, nothing waits,
+#               every byte delivered is the first file's (what 6.12 does
+#               without the series)
 # clear_warn_once is written before each case. The figures of both ways
 # are printed for the report. Also: io_uring refuses to register a DAX
 # mapping as a fixed buffer (a long-term pin), and registers anonymous
@@ -62,6 +74,8 @@
 # releases a bio's pages without the wake-up: fsdax-busy/0001), eviction
 # by unlink (of a bio's pages too) and umount, a killed truncate, XFS,
 # reflink and nd_pmem, and one unfixed case that shows the test can fail.
+# splice and sendfile: on 6.12, every PATH x OP x FIX of the full matrix
+# (and one copied case per DEV and FS), and 9 cases of the check list.
 TEST_TIMEOUT=900
 FSDAX_MATRIX=${FSDAX_MATRIX:-check}
 # the guest's bound (the soak's matrix sets its own)
@@ -73,12 +87,15 @@ TEST_SPLAT_ALLOW='cut here|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]*fs/dax\.c:[0
 # fsdax_cases: the cases of $FSDAX_MATRIX, "DEV FS PATH OP FIX" a line,
 # each DEV's together
 fsdax_cases() {
-	local dev fs path op fix
+	local dev fs path op fix splice=
+	# the DAX splice series is 6.12's
+	[ "${PMEMZC_KERNEL:-6.12}" = 6.1 ] || splice="splice sendfile"
 	if [ "$FSDAX_MATRIX" = full ]; then
 		for dev in prd ndpmem; do
 			for fs in ext4 xfs; do
+				[ -n "$splice" ] && echo "$dev $fs sendfile truncate C"
 				for fix in Y N; do
-					for path in vmsplice zerocopy uring odwrite odread; do
+					for path in vmsplice zerocopy uring odwrite odread $splice; do
 						for op in truncate punch zero collapse insert unlink umount; do
 							[ $fix = N ] && { [ $op = zero ] || [ $op = insert ]; } && continue
 							echo "$dev $fs $path $op $fix"
@@ -88,7 +105,7 @@ fsdax_cases() {
 				echo "$dev $fs vmsplice sigtruncate Y"
 			done
 			for fix in Y N; do
-				for path in vmsplice zerocopy uring odwrite odread; do
+				for path in vmsplice zerocopy uring odwrite odread $splice; do
 					for op in reflink dedupe; do
 						echo "$dev xfsr $path $op $fix"
 					done
@@ -137,9 +154,23 @@ fsdax_cases() {
 	echo "prd xfsr vmsplice reflink N"
 	echo "prd xfsr vmsplice dedupe Y"
 	echo "prd xfsr vmsplice sigreflink Y"
+	if [ -n "$splice" ]; then
+		# each way, the two paths; eviction; XFS's reflink (the rest
+		# of the layout operations are the full matrix's)
+		for fix in Y N; do
+			echo "prd ext4 splice truncate $fix"
+			echo "prd ext4 sendfile truncate $fix"
+		done
+		echo "prd ext4 sendfile truncate C"
+		echo "prd ext4 splice unlink Y"
+		echo "prd ext4 sendfile umount Y"
+		echo "prd xfsr sendfile reflink Y"
+	fi
+	# (nd_pmem last: prd cannot be loaded again once it has the range)
 	echo "ndpmem ext4 vmsplice truncate Y"
 	echo "ndpmem ext4 vmsplice truncate N"
 	echo "ndpmem ext4 zerocopy umount Y"
+	[ -z "$splice" ] || echo "ndpmem ext4 sendfile truncate Y"
 }
 
 test_run() {
@@ -153,6 +184,11 @@ test_run() {
 trap '' PIPE
 KNOB=/sys/kernel/debug/fsdax_busy_fix
 [ -e $KNOB ] || fail "no $KNOB: this kernel was built without mm-export-patch/*/lab/"
+SKNOB=/sys/kernel/debug/dax_splice_entries SCTL=/proc/sys/fs/dax_splice_read
+if grep -qE ' (splice|sendfile) ' /work/cases.in; then
+	[ -e $SKNOB ] && [ -e $SCTL ] ||
+		fail "no $SKNOB or $SCTL: this kernel was built without mm-export-patch/6.12/dax-splice/"
+fi
 HOLD=/tmp/dax_hold
 cp /top/net-tests/tools/bin/dax_hold $HOLD && chmod 0755 $HOLD || fail "dax_hold"
 mkdir -p /mnt
@@ -249,7 +285,14 @@ one_case() {
 	dev=$1 fs=$2 path=$3 op=$4 fix=$5 case_name="$*"
 	use_dev $dev
 	echo 1 > /sys/kernel/debug/clear_warn_once
-	echo $fix > $KNOB
+	echo Y > $KNOB
+	[ -e $SKNOB ] && echo Y > $SKNOB
+	[ -e $SCTL ] && echo 1 > $SCTL
+	case $path:$fix in
+	splice:N|sendfile:N) echo N > $SKNOB ;;
+	*:C) echo 0 > $SCTL ;;
+	*:N) echo N > $KNOB ;;
+	esac
 	mark="fsdax-hold: case $dev $fs $path $op $fix"
 	echo "$mark" > /dev/kmsg
 	mkfs_mount $fs || fail "$case_name: $fs"
@@ -302,7 +345,7 @@ one_case() {
 	if [ $fix = Y ]; then
 		sleep 2
 	else
-		# unfixed, nothing waits: bounded, for a slow guest
+		# unfixed or copied, nothing waits: bounded, for a slow guest
 		wait_for 30 test -e /tmp/op.rc
 	fi
 	blocked=yes wchan=-
@@ -403,6 +446,8 @@ while read -r c; do
 	one_case $c
 done < /work/cases.in
 echo Y > $KNOB
+[ -e $SKNOB ] && echo Y > $SKNOB
+[ -e $SCTL ] && echo 1 > $SCTL
 nbd-client -d /dev/nbd0 > /dev/null
 [ $cur_dev = prd ] && { rmmod prd || fail "unload"; }
 true
@@ -475,8 +520,17 @@ fsdax_check() {
 				echo "ok - fixed: $what waits in $wchan, then completes; $delivered of $held bytes arrive, all the first file's, the refill intact"
 				continue
 			fi
+		elif [ "$fix" = C ]; then
+			# copied: nothing to wait for, nothing to leak
+			if [ "$blocked" = no ] && [ "$post" = ok ] && [ "$oprc" = 0 ] && [ "$holdrc" = 0 ] &&
+			   [ "${held:-0}" -gt 0 ] && [ "$delivered" = "$held" ] && [ "$differ" = 0 ] &&
+			   [ "$filled" = yes ] && [ "$fillchanged" = no ] && [ "$warn" = no ] && [ "$otherwarn" = 0 ]; then
+				echo "ok - copied (fs.dax_splice_read 0): $what does not wait; $delivered of $held bytes arrive, all the first file's"
+				continue
+			fi
 		elif [ "$fix" = N ] && [ "$blocked" = no ] && [ "$post" = ok ] && [ "$filled" = yes ] && [ "${shared:-0}" -gt 0 ] &&
-		     [ "$warn" = yes ] && [ "$otherwarn" = 0 ] && [ "$holdrc" = 0 ]; then
+		     { [ "$warn" = yes ] || { [ "$warn" = no ] && [[ $path = splice || $path = sendfile ]]; }; } &&
+		     [ "$otherwarn" = 0 ] && [ "$holdrc" = 0 ]; then
 			leak=''
 			if [ $path = odread ]; then
 				[ "$fillchanged" = yes ] && leak="the device wrote into the refill"
@@ -488,7 +542,7 @@ fsdax_check() {
 				continue
 			fi
 		fi
-		echo "not ok - $([ "$fix" = Y ] && echo fixed || echo "unfixed (the leak not seen)"): $what: $rest"
+		echo "not ok - $(case $fix in Y) echo fixed ;; C) echo copied ;; *) echo "unfixed (the leak not seen)" ;; esac): $what: $rest"
 		bad=1
 	done < "$1"
 	[ "$n" = "$(wc -l < "$2")" ] || { echo "not ok - expected $(wc -l < "$2") cases, got $n"; bad=1; }

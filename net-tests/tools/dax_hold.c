@@ -15,6 +15,14 @@
  *              receiver reads everything into OUT
  *   uring      the same through io_uring's IORING_OP_SEND_ZC from the
  *              mapping (an unregistered buffer); exits 3 without it
+ *   splice     no mapping: splice() LEN bytes of FILE into a pipe (sized
+ *              for LEN), close FILE; on release read the pipe into OUT.
+ *              With the DAX splice series (mm-export-patch/6.12/dax-splice/)
+ *              the pipe holds the file's pages; without it, a copy
+ *   sendfile   no mapping: sendfile() LEN bytes of FILE to the loopback
+ *              receiver of zerocopy (non-blocking: what the socket takes),
+ *              close FILE; on release the receiver reads everything into
+ *              OUT. The skbs hold the file's pages with the series
  *   odwrite    mmap FILE, a second thread write()s LEN bytes of the
  *              mapping to the block device DEV with O_DIRECT; the caller
  *              stalls DEV (a stopped nbd-server), so the bio holds the
@@ -46,6 +54,7 @@
 #include <libgen.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -326,9 +335,54 @@ static int hold_odirect(char *map, size_t len, const char *out,
 	return deliver(d.fd, len, out);
 }
 
+/*
+ * splice and sendfile: FD is FILE, open; no mapping. What read(FILE) gives
+ * now is what the references must deliver.
+ */
+static int hold_splice(int fd, size_t len, const char *out, int sendf)
+{
+	char line[64];
+	loff_t off = 0;
+	int p[2], s = -1, r = -1;
+
+	if (pread(fd, orig, len, 0) != (ssize_t)len)
+		fail("pread");
+	if (sendf) {
+		loopback_pair(&s, &r);
+		if (fcntl(s, F_SETFL, O_NONBLOCK))
+			fail("O_NONBLOCK");
+	} else {
+		if (pipe(p))
+			fail("pipe");
+		if (fcntl(p[1], F_SETPIPE_SZ, (int)len) < 0)
+			fail("F_SETPIPE_SZ");
+	}
+	while ((size_t)off < len) {
+		ssize_t n = sendf ? sendfile(s, fd, &off, len - off) :
+			splice(fd, &off, p[1], NULL, len - off, 0);
+
+		if (n < 0 && sendf && errno == EAGAIN)
+			break;
+		if (n <= 0)
+			fail(sendf ? "sendfile" : "splice");
+	}
+	if (close(fd))
+		fail("close");
+	printf("held %zu\n", (size_t)off);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		clearerr(stdin);
+	if (sendf) {
+		shutdown(s, SHUT_WR);
+		return deliver(r, off, out);
+	}
+	close(p[1]);
+	return deliver(p[0], len, out);
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: %s vmsplice|zerocopy|uring FILE LEN OUT\n"
+	fprintf(stderr, "usage: %s vmsplice|zerocopy|uring|splice|sendfile FILE LEN OUT\n"
 		"       %s odwrite|odread FILE LEN OUT DEV\n"
 		"       %s uring-reg FILE LEN\n", prog, prog, prog);
 	exit(2);
@@ -344,9 +398,11 @@ int main(int argc, char **argv)
 	char *map;
 	int fd;
 
+	int spl = !strcmp(mode, "splice") || !strcmp(mode, "sendfile");
+
 	if (argc != (reg ? 4 : dev ? 6 : 5) ||
-	    (!dev && !reg && strcmp(mode, "vmsplice") && strcmp(mode, "zerocopy") &&
-	     strcmp(mode, "uring")))
+	    (!dev && !reg && !spl && strcmp(mode, "vmsplice") &&
+	     strcmp(mode, "zerocopy") && strcmp(mode, "uring")))
 		usage();
 	len = parse_size(argv[3]);
 	if (!len || len % 4096) {
@@ -363,6 +419,12 @@ int main(int argc, char **argv)
 	fd = open(argv[2], rw ? O_RDWR : O_RDONLY);
 	if (fd < 0)
 		fail(argv[2]);
+	if (spl) {
+		orig = malloc(len);
+		if (!orig)
+			fail("malloc");
+		return hold_splice(fd, len, argv[4], mode[1] == 'e');
+	}
 	map = mmap(NULL, len, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		fail("mmap");

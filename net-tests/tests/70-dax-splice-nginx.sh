@@ -1,0 +1,167 @@
+# nginx, unchanged, sends DAX files by reference (issue 23; the series
+# mm-export-patch/6.12/dax-splice/). Guest A: prd pages=devmap, ext4 -o
+# dax (64 MiB), Debian's nginx with sendfile on. Guest B: http_stall
+# (net-tests/tools/http_stall.c) asks for a 16 MiB file and reads nothing,
+# so that nginx's response stalls in A's socket. Five rounds, each with a
+# new file:
+#   whole   by reference: prd's pages_referenced rises above 0 while B does
+#           not read; B then reads the whole response: 200, 16 MiB, every
+#           byte the file's
+#   reset   by reference: prd's pages_referenced rises above 0 and the page
+#           cache does not grow by the file; A truncates the file: it is
+#           still waiting after 2 s, asleep in ext4_wait_dax_page, while
+#           another file fills the filesystem; B resets the connection:
+#           the truncate completes, no page stays referenced
+#   read    the same, but B reads the response: what was queued when the
+#           truncate began (nginx then finds the file truncated and
+#           closes), every byte the first file's though the filesystem was
+#           refilled meanwhile; the truncate completes once B has read it
+#   kill    the same, and nginx is killed (-9) while the truncate waits:
+#           the orphaned socket still holds the pages (the truncate still
+#           waits); B then reads what was queued: all of it the first
+#           file's; nginx is started again
+#   copy    fs.dax_splice_read 0: no page referenced during the stall,
+#           the truncate does not wait, what B reads is the first file's
+# A kernel without the series (6.1) skips the test. DAX_SPLICE_ENTRIES=N
+# runs it on the deliberately broken variant (the lab's
+# /sys/kernel/debug/dax_splice_entries N: pages in the pipe without their
+# mapping entries), where the truncates must be seen not to wait.
+TEST_TIMEOUT=900
+DAX_SPLICE_ENTRIES=${DAX_SPLICE_ENTRIES:-Y}
+ROUNDS="whole reset read kill copy"
+
+test_run() {
+	cat > "$T/A.job" <<JOB
+ROUNDS="$ROUNDS" ENTRIES=$DAX_SPLICE_ENTRIES
+JOB
+	cat >> "$T/A.job" <<'JOB'
+. /top/vm/guest/lib.sh
+SCTL=/proc/sys/fs/dax_splice_read
+if [ ! -e $SCTL ]; then
+	check_skip "nginx sends DAX files by reference" "no $SCTL: a kernel without mm-export-patch/6.12/dax-splice/"
+	touch /work/A.skip
+	exit 0
+fi
+echo $ENTRIES > /sys/kernel/debug/dax_splice_entries || fail "dax_splice_entries"
+REF=/sys/block/pmem0/prd/pages_referenced
+$INSMOD $PRD_KO map=256M@4G pages=devmap || fail "insmod prd"
+mkdir -p /mnt /tmp/nginx
+mkfs.ext4 -q -F -b 4096 /dev/pmem0 64M && mount -o dax /dev/pmem0 /mnt || fail "ext4 -o dax"
+cat > /tmp/nginx/nginx.conf <<CONF
+user root;
+worker_processes 1;
+pid /tmp/nginx/pid;
+error_log /tmp/nginx/error.log;
+events { worker_connections 64; }
+http {
+	types { }
+	default_type application/octet-stream;
+	sendfile on;
+	access_log off;
+	client_body_temp_path /tmp/nginx/body;
+	proxy_temp_path /tmp/nginx/proxy;
+	fastcgi_temp_path /tmp/nginx/fastcgi;
+	uwsgi_temp_path /tmp/nginx/uwsgi;
+	scgi_temp_path /tmp/nginx/scgi;
+	server { listen 8080; root /mnt; }
+}
+CONF
+start_nginx() { nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ && wait_for 10 listening 8080; }
+start_nginx || fail "nginx"
+cached() { awk '/^Cached:/ {print $2}' /proc/meminfo; }
+refs_up() { [ "$(cat $REF)" -gt 0 ]; }
+# the truncate is still running, asleep in ext4's layout break
+waiting() { [ ! -e /tmp/tr.rc ] && grep -qx ext4_wait_dax_page /proc/"$(cat /tmp/tr.pid)"/wchan; }
+no_wait() { wait_for 2 test -e /tmp/tr.rc && [ "$(cat /tmp/tr.rc)" = 0 ] && [ "$(stat -c %s /mnt/f.$r)" = 0 ]; }
+completes() { wait_for 30 test -e /tmp/tr.rc && [ "$(cat /tmp/tr.rc)" = 0 ] && [ "$(stat -c %s /mnt/f.$r)" = 0 ]; }
+# fill: another file takes every free block (bounded; ENOSPC ends it)
+fill() { timeout 60 /tmp/randfill $((1 << 30)) > /mnt/fill 2> /tmp/fill.err; grep -q 'No space left' /tmp/fill.err; }
+# B's body: its first bytes are the file's as it was (all of it: WANT)
+body_ok() { # ROUND WANT
+	read -r _ st _ n sum < /work/B.got.$1
+	[ "$st" = 200 ] || { echo "status $st"; return 1; }
+	[ "$2" = any ] && [ "$n" -gt 0 ] || [ "$n" = "$2" ] || { echo "body $n bytes, expected $2"; return 1; }
+	[ "$(head -c "$n" /tmp/orig | sha256sum | cut -d' ' -f1)" = "$sum" ] ||
+		{ echo "the $n bytes B got are not the first file's"; return 1; }
+}
+for r in $ROUNDS; do
+	echo $([ $r = copy ] && echo 0 || echo 1) > $SCTL
+	randfill $((16 << 20)) > /mnt/f.$r && sync || fail "$r: file"
+	cp /mnt/f.$r /tmp/orig
+	c0=$(cached)
+	touch /work/A.ready.$r
+	wait_work B.stalled.$r 60 || fail "$r: B did not ask"
+	if [ $r = copy ]; then
+		sleep 2
+		check "$r: no page referenced while nginx's response stalls" test "$(cat $REF)" = 0
+	else
+		check "$r: nginx's response holds pages of the file (pages_referenced > 0)" wait_for 20 refs_up
+		echo "# $r: pages_referenced $(cat $REF) while B does not read"
+		check "$r: page cache not grown by the file: $(( ($(cached) - c0) / 1024 )) MiB" test $(( $(cached) - c0 )) -lt 4096
+	fi
+	if [ $r = whole ]; then
+		echo read > /work/A.release.$r
+		wait_work B.got.$r 120 || fail "$r: B did not end"
+		check "$r: B got the whole 16 MiB, all the file's" body_ok $r $((16 << 20))
+		check "$r: no page referenced afterwards" wait_value 30 $REF 0
+		rm -f /mnt/f.$r
+		continue
+	fi
+	rm -f /tmp/tr.rc /tmp/tr.pid
+	(sh -c 'echo $$ > /tmp/tr.pid; exec truncate -s 0 "$1"' tr /mnt/f.$r; echo $? > /tmp/tr.rc) &
+	if [ $r = copy ]; then
+		check "$r: the truncate does not wait" no_wait
+		check "$r: another file fills the filesystem" fill
+	else
+		sleep 2
+		check "$r: the truncate waits in ext4_wait_dax_page" waiting
+		check "$r: another file fills the filesystem meanwhile" fill
+		check "$r: the truncate still waits" waiting
+	fi
+	if [ $r = kill ]; then
+		kill -9 $(cat /tmp/nginx/pid) $(pidof nginx)
+		sleep 1
+		check "$r: nginx killed, the truncate still waits for its socket's pages" waiting
+	fi
+	case $r in reset) echo reset ;; *) echo read ;; esac > /work/A.release.$r
+	wait_work B.got.$r 120 || fail "$r: B did not end"
+	check "$r: the truncate completes once B lets go" completes
+	check "$r: no page referenced afterwards" wait_value 30 $REF 0
+	[ $r = reset ] || check "$r: what B got is the first file's" body_ok $r any
+	rm -f /mnt/fill /mnt/f.$r
+	[ $r = kill ] && { start_nginx || fail "nginx again"; }
+done
+echo 1 > $SCTL
+echo Y > /sys/kernel/debug/dax_splice_entries
+nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ -s stop
+wait_for 10 sh -c '! pidof nginx'
+umount /mnt && rmmod prd || fail "teardown"
+JOB
+	cat > "$T/B.job" <<JOB
+ROUNDS="$ROUNDS"
+JOB
+	cat >> "$T/B.job" <<'JOB'
+. /top/vm/guest/lib.sh
+STALL=/tmp/http_stall
+cp /top/net-tests/tools/bin/http_stall $STALL && chmod 0755 $STALL || fail "http_stall"
+for r in $ROUNDS; do
+	wait_for 300 sh -c "test -e /work/A.ready.$r || test -e /work/A.skip" || fail "$r: A not ready"
+	[ -e /work/A.skip ] && exit 0
+	rm -f /tmp/ctl; mkfifo /tmp/ctl
+	$STALL $PEER_A:8080 /f.$r /tmp/body < /tmp/ctl > /tmp/st 2>&1 & s=$!
+	exec 4> /tmp/ctl
+	wait_for 10 grep -q '^sent' /tmp/st || fail "$r: $(cat /tmp/st)"
+	touch /work/B.stalled.$r
+	wait_work A.release.$r 120 || fail "$r: A did not release"
+	cat /work/A.release.$r >&4
+	exec 4>&-
+	wait $s || fail "$r: http_stall: $(cat /tmp/st)"
+	if grep -q '^status' /tmp/st; then
+		echo "$(grep '^status' /tmp/st) $(sha256sum < /tmp/body | cut -d' ' -f1)" > /work/B.got.$r
+	else
+		echo "reset" > /work/B.got.$r
+	fi
+done
+JOB
+	vm_run2 "$T" 800 || return 1
+}
