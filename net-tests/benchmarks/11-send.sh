@@ -2,7 +2,9 @@
 # side in each of BENCH_REPS repetitions: pmem_zc zero-copy from the file on
 # ext4 -o dax (pages=devmap) with 1, 2, 4 (the CLI's default) and 8 sends in
 # flight, and from the raw disk; pmem_zc copy mode; sendfile(2) of the DAX
-# file (6.1 copies once); sendfile(2) of the same file on ext4 without DAX,
+# file (6.1 copies once; 6.12's lab kernel sends it by reference, and
+# copies with fs.dax_splice_read 0: row send-sendfile-daxcopy); sendfile(2)
+# of the same file on ext4 without DAX,
 # page cache warm; MSG_ZEROCOPY from a shared mmap of the DAX file
 # (upstream's user-space zero copy, mzc_send) and io_uring's
 # IORING_OP_SEND_ZC from the same mapping (uring_send_zc); iperf3 (memory to
@@ -43,7 +45,15 @@ for rep in $(seq $REPS); do
 	measure send-zc$S $rep $N $ZC send /mnt/dax/f --to $B
 	measure send-zc-disk$S $rep $N $ZC send /dev/pmem0 --length 256M --to $B
 	measure send-copy$S $rep $N $ZC send /mnt/dax/f --copy --to $B
+	# 6.12's lab kernel sends DAX files by reference once
+	# fs.dax_splice_read is 1 (dax-splice series); its copy, as every
+	# other kernel makes it, with 0 (row send-sendfile-daxcopy)
+	[ -e /proc/sys/fs/dax_splice_read ] && echo 1 > /proc/sys/fs/dax_splice_read
 	measure send-sendfile-dax$S $rep $N $BIN/sendfile_send /mnt/dax/f $B
+	if [ -e /proc/sys/fs/dax_splice_read ]; then
+		echo 0 > /proc/sys/fs/dax_splice_read
+		measure send-sendfile-daxcopy$S $rep $N $BIN/sendfile_send /mnt/dax/f $B
+	fi
 	cat /mnt/pc/f > /dev/null
 	measure send-sendfile-pagecache$S $rep $N $BIN/sendfile_send /mnt/pc/f $B
 	measure send-mzc$S $rep $N $BIN/mzc_send /mnt/dax/f $B

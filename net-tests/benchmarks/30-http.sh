@@ -1,8 +1,11 @@
 # Benchmark (not a test): serving files over HTTP/1.1 from guest A, wrk on
 # guest B as the load, side by side in each of BENCH_REPS repetitions:
 # pmem-zc serve on ext4 -o dax (pages=devmap, bodies by PMEM_ZC_IOC_SEND);
-# nginx (Debian's, sendfile on) on the same DAX files; nginx on the same
-# files on ext4 without DAX, page cache warm. Files: one of 1 MiB, one of
+# nginx (Debian's, sendfile on) on the same DAX files (on 6.12's lab
+# kernel with fs.dax_splice_read 1: its DAX splice series sends them by
+# reference); there, nginx again with fs.dax_splice_read 0 (nginx-daxcopy: the copy every other
+# kernel makes); nginx on the same files on ext4 without DAX, page cache
+# warm. Files: one of 1 MiB, one of
 # 64 MiB, 1000 of 64 KiB (wrk walks them); 1 and 16 connections, 4 s each.
 # Rows http-SERVER-FILES-cCONN: requests/s, MB/s (body and headers, as wrk
 # counts), guest A's CPU seconds per GiB (all CPUs) and the page cache it
@@ -79,14 +82,20 @@ wrk_bytes() { sed -n 's/.* requests in [0-9.]*s, \([0-9.]*\)\([KMGT]*\)B read.*/
 	       if ($2 == "G") m = 1073741824; if ($2 == "T") m = 1099511627776; printf "%.0f", $1 * m }'; }
 wrk_secs() { sed -n 's/.* requests in \([0-9.]*\)s, .*/\1/p' /work/wrk.$1; }
 n=1
+# nginx-daxcopy where the kernel has the DAX splice series
+SCTL=/proc/sys/fs/dax_splice_read
+SERVERS="pmemzc nginx-dax nginx-pc"
+[ -e $SCTL ] && SERVERS="pmemzc nginx-dax nginx-daxcopy nginx-pc"
 for rep in $(seq $REPS); do
-	for srv in pmemzc nginx-dax nginx-pc; do
+	for srv in $SERVERS; do
 		sync; echo 3 > /proc/sys/vm/drop_caches
 		[ $srv = nginx-pc ] && cat /mnt/pc/f1M /mnt/pc/f64M /mnt/pc/s/* > /dev/null
 		c0=$(cached)
 		case $srv in
 		pmemzc) $ZC serve --root /mnt/dax --port 8080 --access-log /dev/null > /tmp/serve.out 2>&1 & s=$! ;;
-		nginx-dax) nginx_conf /mnt/dax; nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ || fail "nginx" ;;
+		nginx-dax|nginx-daxcopy)
+			[ -e $SCTL ] && { [ $srv = nginx-daxcopy ] && echo 0 || echo 1; } > $SCTL
+			nginx_conf /mnt/dax; nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ || fail "nginx" ;;
 		nginx-pc) nginx_conf /mnt/pc; nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ || fail "nginx" ;;
 		esac
 		wait_for 10 listening 8080 || fail "$srv not listening"
@@ -112,6 +121,7 @@ for rep in $(seq $REPS); do
 		*) nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ -s stop
 		   for i in $(seq 50); do listening 8080 || break; sleep 0.2; done ;;
 		esac
+		[ -e $SCTL ] && echo 0 > $SCTL
 	done
 	echo "repetition $rep done"
 done

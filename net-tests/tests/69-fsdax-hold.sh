@@ -26,7 +26,12 @@
 # is lower (the held file is the second inode of
 # xfs_mmaplock_two_inodes_and_break_dax_layout(), which spun on it before
 # mm-export-patch/<version>/xfs-dax-wait/), or a reflink killed while it
-# waits (sigreflink: the held file keeps its bytes). The filesystem is
+# waits (sigreflink: the held file keeps its bytes); and (splice and
+# sendfile) cowwrite: the held file shares its blocks with a reflink copy
+# made before the hold, a write to its first MiB moves it to new blocks
+# (copy on write) and the copy is unlinked, which frees the old ones: a
+# reflinked file is never spliced by reference (the series' XFS patch),
+# so nothing waits and the bytes delivered are the copy's. The filesystem is
 # refilled by another file, the holder released. DEV prd (pages=devmap)
 # or ndpmem (upstream's nd_pmem, an fsdax namespace made with ndctl), FS
 # ext4, xfs (-o dax, no reflink) or xfsr (with reflink).
@@ -112,6 +117,7 @@ fsdax_cases() {
 				done
 			done
 			echo "$dev xfsr vmsplice sigreflink Y"
+			for path in $splice; do echo "$dev xfsr $path cowwrite Y"; done
 		done
 		return
 	fi
@@ -165,6 +171,7 @@ fsdax_cases() {
 		echo "prd ext4 splice unlink Y"
 		echo "prd ext4 sendfile umount Y"
 		echo "prd xfsr sendfile reflink Y"
+		echo "prd xfsr sendfile cowwrite Y"
 	fi
 	# (nd_pmem last: prd cannot be loaded again once it has the range)
 	echo "ndpmem ext4 vmsplice truncate Y"
@@ -301,6 +308,10 @@ one_case() {
 	ino=-
 	[ $fs = xfsr ] && : > /mnt/src
 	randfill $((4 << 20)) > /mnt/f && sync || fail "$case_name: test file"
+	if [ $op = cowwrite ]; then
+		: > /mnt/g && xfs_io -c 'reflink /mnt/f' /mnt/g > /dev/null && sync &&
+			filefrag -v /mnt/f | grep -q shared || fail "$case_name: reflink copy"
+	fi
 	if [ $fs = xfsr ]; then
 		if [ $op = dedupe ]; then
 			cat /mnt/f > /mnt/src
@@ -339,6 +350,7 @@ one_case() {
 	collapse) set -- xfs_io -c 'fcollapse 0 1m' /mnt/f ;;
 	insert) set -- xfs_io -c 'finsert 0 1m' /mnt/f ;;
 	unlink) set -- rm /mnt/f ;;
+	cowwrite) set -- sh -c "xfs_io -c 'pwrite -S 0x55 0 1m' /mnt/f > /dev/null && rm /mnt/g" ;;
 	umount) set -- umount /mnt ;;
 	esac
 	(sh -c 'echo $$ > /tmp/op.pid; exec "$@"' op "$@" 4>&-; echo $? > /tmp/op.rc) 4>&- &
@@ -407,6 +419,8 @@ one_case() {
 	punch) [ -z "$(blocks /mnt/f)" ] || post=blocks-left ;;
 	zero) [ "$(md5sum < /mnt/f)" = "$(head -c $((4 << 20)) /dev/zero | md5sum)" ] || post=not-zero ;;
 	collapse) [ "$fsize" = $((3 << 20)) ] || post=size-$fsize ;;
+	cowwrite) [ ! -e /mnt/g ] && [ "$(head -c $((1 << 20)) /mnt/f | md5sum)" = "$(head -c $((1 << 20)) /dev/zero | tr '\0' U | md5sum)" ] ||
+		post=not-written ;;
 	insert) [ "$fsize" = $((5 << 20)) ] || post=size-$fsize ;;
 	unlink) [ ! -e /mnt/f ] || post=still-there ;;
 	# (unfixed, mounted again above)
@@ -520,12 +534,12 @@ fsdax_check() {
 				echo "ok - fixed: $what waits in $wchan, then completes; $delivered of $held bytes arrive, all the first file's, the refill intact"
 				continue
 			fi
-		elif [ "$fix" = C ]; then
+		elif [ "$fix" = C ] || [ "$op" = cowwrite ]; then
 			# copied: nothing to wait for, nothing to leak
 			if [ "$blocked" = no ] && [ "$post" = ok ] && [ "$oprc" = 0 ] && [ "$holdrc" = 0 ] &&
 			   [ "${held:-0}" -gt 0 ] && [ "$delivered" = "$held" ] && [ "$differ" = 0 ] &&
 			   [ "$filled" = yes ] && [ "$fillchanged" = no ] && [ "$warn" = no ] && [ "$otherwarn" = 0 ]; then
-				echo "ok - copied (fs.dax_splice_read 0): $what does not wait; $delivered of $held bytes arrive, all the first file's"
+				echo "ok - copied ($([ "$fix" = C ] && echo "fs.dax_splice_read 0" || echo "a reflinked file")): $what does not wait; $delivered of $held bytes arrive, all the first file's"
 				continue
 			fi
 		elif [ "$fix" = N ] && [ "$blocked" = no ] && [ "$post" = ok ] && [ "$filled" = yes ] && [ "${shared:-0}" -gt 0 ] &&
