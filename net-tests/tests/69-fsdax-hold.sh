@@ -461,7 +461,8 @@ while read -r c; do
 done < /work/cases.in
 echo Y > $KNOB
 [ -e $SKNOB ] && echo Y > $SKNOB
-[ -e $SCTL ] && echo 1 > $SCTL
+# (the switch's default)
+[ -e $SCTL ] && echo 0 > $SCTL
 nbd-client -d /dev/nbd0 > /dev/null
 [ $cur_dev = prd ] && { rmmod prd || fail "unload"; }
 true

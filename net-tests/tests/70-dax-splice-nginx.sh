@@ -1,5 +1,6 @@
 # nginx, unchanged, sends DAX files by reference (issue 23; the series
-# mm-export-patch/6.12/dax-splice/). Guest A: prd pages=devmap, ext4 -o
+# mm-export-patch/6.12/dax-splice/, opt-in: fs.dax_splice_read 1, set by
+# the job but for the copy round). Guest A: prd pages=devmap, ext4 -o
 # dax (64 MiB), Debian's nginx with sendfile on. Guest B: http_stall
 # (net-tests/tools/http_stall.c) asks for a 16 MiB file and reads nothing,
 # so that nginx's response stalls in A's socket. Five rounds, each with a
@@ -131,7 +132,7 @@ for r in $ROUNDS; do
 	rm -f /mnt/fill /mnt/f.$r
 	[ $r = kill ] && { start_nginx || fail "nginx again"; }
 done
-echo 1 > $SCTL
+echo 0 > $SCTL
 echo Y > /sys/kernel/debug/dax_splice_entries
 nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ -s stop
 wait_for 10 sh -c '! pidof nginx'
