@@ -23,13 +23,18 @@
 #           file's; nginx is started again
 #   copy    fs.dax_splice_read 0: no page referenced during the stall,
 #           the truncate does not wait, what B reads is the first file's
+#   serve   pmem-zc serve (--body auto, pmem_zc not loaded) on a kernel
+#           whose fs.dax_splice_read is 1: it says it sends by sendfile(2),
+#           which the kernel sends by reference; pages referenced while B
+#           stalls; B reads the whole 16 MiB intact; the access log counts
+#           them as sendfile's (copied=)
 # A kernel without the series (6.1) skips the test. DAX_SPLICE_ENTRIES=N
 # runs it on the deliberately broken variant (the lab's
 # /sys/kernel/debug/dax_splice_entries N: pages in the pipe without their
 # mapping entries), where the truncates must be seen not to wait.
 TEST_TIMEOUT=900
 DAX_SPLICE_ENTRIES=${DAX_SPLICE_ENTRIES:-Y}
-ROUNDS="whole reset read kill copy"
+ROUNDS="whole reset read kill copy serve"
 
 test_run() {
 	cat > "$T/A.job" <<JOB
@@ -89,6 +94,13 @@ for r in $ROUNDS; do
 	echo $([ $r = copy ] && echo 0 || echo 1) > $SCTL
 	randfill $((16 << 20)) > /mnt/f.$r && sync || fail "$r: file"
 	cp /mnt/f.$r /tmp/orig
+	if [ $r = serve ]; then
+		$ZC serve --root /mnt --port 8081 --access-log /tmp/access > /tmp/serve.out 2>&1 &
+		srv=$!
+		wait_for 10 listening 8081 || fail "serve: $(cat /tmp/serve.out)"
+		check "$r: pmem-zc serve chooses sendfile(2), by reference here" \
+			grep -q 'bodies by sendfile(2), which this kernel sends by reference from DAX files' /tmp/serve.out
+	fi
 	c0=$(cached)
 	touch /work/A.ready.$r
 	wait_work B.stalled.$r 60 || fail "$r: B did not ask"
@@ -100,11 +112,16 @@ for r in $ROUNDS; do
 		echo "# $r: pages_referenced $(cat $REF) while B does not read"
 		check "$r: page cache not grown by the file: $(( ($(cached) - c0) / 1024 )) MiB" test $(( $(cached) - c0 )) -lt 4096
 	fi
-	if [ $r = whole ]; then
+	if [ $r = whole ] || [ $r = serve ]; then
 		echo read > /work/A.release.$r
 		wait_work B.got.$r 120 || fail "$r: B did not end"
 		check "$r: B got the whole 16 MiB, all the file's" body_ok $r $((16 << 20))
 		check "$r: no page referenced afterwards" wait_value 30 $REF 0
+		if [ $r = serve ]; then
+			kill -TERM $srv && wait $srv
+			check "$r: the access log counts the body as sendfile's" \
+				grep -q '"GET /f.serve HTTP/1.1" 200 16777216 .* by_ref=0 copied=16777216$' /tmp/access
+		fi
 		rm -f /mnt/f.$r
 		continue
 	fi
@@ -149,7 +166,8 @@ for r in $ROUNDS; do
 	wait_for 300 sh -c "test -e /work/A.ready.$r || test -e /work/A.skip" || fail "$r: A not ready"
 	[ -e /work/A.skip ] && exit 0
 	rm -f /tmp/ctl; mkfifo /tmp/ctl
-	$STALL $PEER_A:8080 /f.$r /tmp/body < /tmp/ctl > /tmp/st 2>&1 & s=$!
+	port=8080; [ $r = serve ] && port=8081
+	$STALL $PEER_A:$port /f.$r /tmp/body < /tmp/ctl > /tmp/st 2>&1 & s=$!
 	exec 4> /tmp/ctl
 	wait_for 10 grep -q '^sent' /tmp/st || fail "$r: $(cat /tmp/st)"
 	touch /work/B.stalled.$r

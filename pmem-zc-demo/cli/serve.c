@@ -598,7 +598,10 @@ static const char serve_about[] =
 "Serve the regular files under DIR over HTTP/1.1 (GET and HEAD), the\n"
 "bodies sent zero-copy from pmem by PMEM_ZC_IOC_SEND; files the module\n"
 "cannot send (not DAX on ext2/3/4 on a prd disk, open for writing...) and\n"
-"all files with --copy go by sendfile(2) and count as copied.";
+"all files with --copy go by sendfile(2) and count as copied. On a kernel\n"
+"that splices DAX files by reference (fs.dax_splice_read 1), --body auto\n"
+"sends every body by sendfile(2), without the module: copied= then counts\n"
+"bytes the kernel sent from DAX pages by reference.";
 
 static const char serve_more[] =
 "Sizes: decimal or 0x hex, optional K/M/G/T. Durations: decimal, optional\n"
@@ -627,8 +630,26 @@ static const char serve_more[] =
 "  curl -g 'http://[::1]:8080/file'                        (IPv6)\n";
 
 /* Open the root, the device (or say why not). RC_OK or not. */
+/*
+ * The kernel splices DAX files by reference (the project's 6.12 series
+ * mm-export-patch/6.12/dax-splice/, switched on): sendfile(2) then sends
+ * a DAX file's pages without pmem_zc.
+ */
+static bool kernel_splices_dax(void)
+{
+	char c = 0;
+	int fd = open("/proc/sys/fs/dax_splice_read", O_RDONLY | O_CLOEXEC);
+	bool on;
+
+	if (fd < 0)
+		return false;
+	on = read(fd, &c, 1) == 1 && c == '1';
+	close(fd);
+	return on;
+}
+
 static int serve_open(struct serve_cfg *cfg, const char *root,
-		      const char **backend)
+		      const char *body, const char **backend)
 {
 	struct xfer *x;
 	char why[256];
@@ -638,7 +659,13 @@ static int serve_open(struct serve_cfg *cfg, const char *root,
 		pr_err("--root %s: %s", root, strerror(errno));
 		return RC_FAIL;
 	}
+	if (!strcmp(body, "sendfile"))
+		cfg->copy = true;
 	*backend = "by copy (sendfile)";
+	if (!cfg->copy && !strcmp(body, "auto") && kernel_splices_dax()) {
+		cfg->copy = true;
+		*backend = "by sendfile(2), which this kernel sends by reference from DAX files (fs.dax_splice_read is 1)";
+	}
 	if (!cfg->copy) {
 		x = xfer_open(why, sizeof(why));
 		if (!x) {
@@ -655,7 +682,7 @@ static int serve_open(struct serve_cfg *cfg, const char *root,
 /* The command line of serve, with its defaults. */
 struct serve_args {
 	struct serve_cfg cfg;
-	const char *root, *bind_addr, *log_path, *user, *group;
+	const char *root, *bind_addr, *log_path, *user, *group, *body;
 	struct priv_id id;
 	uint64_t workers, line, hdr, fields;
 	uint16_t port;
@@ -685,7 +712,9 @@ static int serve_parse(struct serve_args *a, int argc, char **argv)
 		OPT_BOOL("index", &a->cfg.index,
 			 "serve DIR/index.html for a directory"),
 		OPT_BOOL("copy", &a->cfg.copy,
-			 "send every body by sendfile, not zero-copy"),
+			 "send every body by sendfile, not zero-copy (--body sendfile)"),
+		OPT_ARG("body", OPT_STRING, &a->body, "HOW",
+			"auto: sendfile where the kernel splices DAX files by reference (fs.dax_splice_read 1), else module; module; sendfile (auto)"),
 		OPT_ARG("count", OPT_COUNT, &a->cfg.count, "N",
 			"stop after N responses (per worker; 0 never)",
 			.max = UINT64_MAX),
@@ -737,6 +766,10 @@ static int serve_parse(struct serve_args *a, int argc, char **argv)
 				 a->bind_addr);
 	if (a->group && !a->user)
 		return usage_err("--group needs --user");
+	if (strcmp(a->body, "auto") && strcmp(a->body, "module") &&
+	    strcmp(a->body, "sendfile"))
+		return usage_err("--body '%s': auto, module or sendfile",
+				 a->body);
 	if (a->user) {
 		char why[256];
 
@@ -758,6 +791,7 @@ int cmd_serve(int argc, char **argv)
 			 .max_ranges = 16,
 			 .log = { .fd = -1 } },
 		.bind_addr = "0.0.0.0", .log_path = "-", .workers = 1,
+		.body = "auto",
 		.line = 8192, .hdr = 16384, .fields = 100, .port = 8080,
 	};
 	const char *backend;
@@ -765,7 +799,7 @@ int cmd_serve(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? RC_OK : ret;
-	ret = serve_open(&a.cfg, a.root, &backend);
+	ret = serve_open(&a.cfg, a.root, a.body, &backend);
 	if (!ret)
 		ret = serve_run(&a.cfg, &a.ss, a.sl, backend,
 				a.user ? &a.id : NULL, a.log_path);

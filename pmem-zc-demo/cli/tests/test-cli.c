@@ -127,6 +127,10 @@ static void help_and_usage(void)
 	       "serve without --root: 2");
 	is_int(pz(fake_bin, NULL, "serve", "--root", tmp, "--bind",
 		  "localhost6", NULL), 2, "serve --bind of a name: 2");
+	is_int(pz(fake_bin, NULL, "serve", "--root", tmp, "--body", "zerocopy",
+		  NULL), 2, "serve --body zerocopy: 2");
+	has(err_txt, "--body 'zerocopy': auto, module or sendfile",
+	    "says the three ways");
 	is_int(pz(fake_bin, NULL, "stats", "--bogus", NULL), 2,
 	       "unknown option: 2");
 }
@@ -254,6 +258,12 @@ static void real_binary(void)
 	is_int(pz(real_bin, nodev, "serve", "--root", tmp, NULL), 1,
 	       "real serve without the module: 1");
 	has(err_txt, "(--copy serves by sendfile without it)", "says --copy");
+	is_int(pz(real_bin, nodev, "serve", "--root", tmp, "--body", "module",
+		  NULL), 1, "real serve --body module without the module: 1");
+	/* --body auto (the default) above: the module, unless the kernel
+	 * splices DAX files by reference, which the host's does not */
+	ok(access("/proc/sys/fs/dax_splice_read", F_OK),
+	   "the host kernel has no fs.dax_splice_read (auto means the module)");
 }
 
 static void stats(void)

@@ -1161,6 +1161,23 @@ static void real_copy(void)
 	is_int(srv_stop(&s), 0, "the real binary with --copy exits 0");
 }
 
+/* --body sendfile is --copy: no module needed. */
+static void real_body(void)
+{
+	char *env[] = { "PMEM_ZC_DEV=/nonexistent", NULL };
+	struct srv s;
+
+	if (!ok(srv_start(&s, "body", real_bin, env, "--bind", "127.0.0.1",
+			  "--body", "sendfile", NULL),
+		"the real binary starts with --body sendfile"))
+		return;
+	get_file(&s, "127.0.0.1", "f4097");
+	sleep_ms(100);
+	has(log_of(&s, "GET /f4097 "), "by_ref=0 copied=4097",
+	    "--body sendfile: logged as copied");
+	is_int(srv_stop(&s), 0, "the real binary with --body sendfile exits 0");
+}
+
 /* Late completions and short sends: responses wait for them. */
 static void late_completions(void)
 {
@@ -1366,6 +1383,7 @@ void test_serve(void)
 	fallback("ENODEV");
 	fallback("ENOBUFS");
 	real_copy();
+	real_body();
 	ranges_off();
 	privileges();
 	systemd();
