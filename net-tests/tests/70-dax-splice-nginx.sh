@@ -106,9 +106,9 @@ for r in $ROUNDS; do
 	wait_work B.stalled.$r 60 || fail "$r: B did not ask"
 	if [ $r = copy ]; then
 		sleep 2
-		check "$r: no page referenced while nginx's response stalls" test "$(cat $REF)" = 0
+		check "$r: no page referenced while the response stalls" test "$(cat $REF)" = 0
 	else
-		check "$r: nginx's response holds pages of the file (pages_referenced > 0)" wait_for 20 refs_up
+		check "$r: the server's response holds pages of the file (pages_referenced > 0)" wait_for 20 refs_up
 		echo "# $r: pages_referenced $(cat $REF) while B does not read"
 		check "$r: page cache not grown by the file: $(( ($(cached) - c0) / 1024 )) MiB" test $(( $(cached) - c0 )) -lt 4096
 	fi
