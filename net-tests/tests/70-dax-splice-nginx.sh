@@ -3,7 +3,7 @@
 # the job but for the copy round). Guest A: prd pages=devmap, ext4 -o
 # dax (64 MiB), Debian's nginx with sendfile on. Guest B: http_stall
 # (net-tests/tools/http_stall.c) asks for a 16 MiB file and reads nothing,
-# so that nginx's response stalls in A's socket. Five rounds, each with a
+# so that nginx's response stalls in A's socket. Six rounds, each with a
 # new file:
 #   whole   by reference: prd's pages_referenced rises above 0 while B does
 #           not read; B then reads the whole response: 200, 16 MiB, every
