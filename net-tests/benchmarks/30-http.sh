@@ -42,7 +42,7 @@ REPS=$BENCH_REPS
 JOB
 	cat >> "$T/A.job" <<'JOB'
 load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
-mkdir -p /mnt/dax /mnt/pc /tmp/nginx
+mkdir -p /mnt/dax /mnt/pc
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 /mnt/dax || fail "ext4 dax"
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mount /dev/pmem1 /mnt/pc || fail "ext4"
 for r in /mnt/dax /mnt/pc; do
@@ -52,29 +52,6 @@ for r in /mnt/dax /mnt/pc; do
 	for i in $(seq 1000); do head -c 65536 /dev/urandom > $r/s/$i; done
 done
 sync
-nginx_conf() { # ROOT
-	cat > /tmp/nginx/nginx.conf <<CONF
-user root;
-worker_processes 1;
-pid /tmp/nginx/pid;
-error_log /tmp/nginx/error.log;
-events { worker_connections 1024; }
-http {
-	types { }
-	default_type application/octet-stream;
-	sendfile on;
-	tcp_nopush on;
-	keepalive_requests 100000;
-	access_log off;
-	client_body_temp_path /tmp/nginx/body;
-	proxy_temp_path /tmp/nginx/proxy;
-	fastcgi_temp_path /tmp/nginx/fastcgi;
-	uwsgi_temp_path /tmp/nginx/uwsgi;
-	scgi_temp_path /tmp/nginx/scgi;
-	server { listen 8080; root $1; }
-}
-CONF
-}
 cached() { awk '/^Cached:/ {print $2}' /proc/meminfo; }
 # wrk_bytes N, wrk_secs N: what wrk says it read, in bytes, and in how long
 wrk_bytes() { sed -n 's/.* requests in [0-9.]*s, \([0-9.]*\)\([KMGT]*\)B read.*/\1 \2/p' /work/wrk.$1 |
@@ -95,8 +72,8 @@ for rep in $(seq $REPS); do
 		pmemzc) $ZC serve --root /mnt/dax --port 8080 --access-log /dev/null > /tmp/serve.out 2>&1 & s=$! ;;
 		nginx-dax|nginx-daxcopy)
 			[ -e $SCTL ] && { [ $srv = nginx-daxcopy ] && echo 0 || echo 1; } > $SCTL
-			nginx_conf /mnt/dax; nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ || fail "nginx" ;;
-		nginx-pc) nginx_conf /mnt/pc; nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ || fail "nginx" ;;
+			nginx_conf /mnt/dax; $NGINX || fail "nginx" ;;
+		nginx-pc) nginx_conf /mnt/pc; $NGINX || fail "nginx" ;;
 		esac
 		wait_for 10 listening 8080 || fail "$srv not listening"
 		for files in f1M f64M s; do
@@ -118,8 +95,7 @@ for rep in $(seq $REPS); do
 		done
 		case $srv in
 		pmemzc) kill -TERM $s; wait $s ;;
-		*) nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ -s stop
-		   for i in $(seq 50); do listening 8080 || break; sleep 0.2; done ;;
+		*) nginx_stop ;;
 		esac
 		[ -e $SCTL ] && echo 0 > $SCTL
 	done

@@ -57,29 +57,10 @@ fi
 echo $ENTRIES > /sys/kernel/debug/dax_splice_entries || fail "dax_splice_entries"
 REF=/sys/block/pmem0/prd/pages_referenced
 $INSMOD $PRD_KO map=256M@4G pages=devmap || fail "insmod prd"
-mkdir -p /mnt /tmp/nginx
+mkdir -p /mnt
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 64M && mount -o dax /dev/pmem0 /mnt || fail "ext4 -o dax"
-cat > /tmp/nginx/nginx.conf <<CONF
-user root;
-worker_processes 1;
-pid /tmp/nginx/pid;
-error_log /tmp/nginx/error.log;
-events { worker_connections 64; }
-http {
-	types { }
-	default_type application/octet-stream;
-	sendfile on;
-	access_log off;
-	client_body_temp_path /tmp/nginx/body;
-	proxy_temp_path /tmp/nginx/proxy;
-	fastcgi_temp_path /tmp/nginx/fastcgi;
-	uwsgi_temp_path /tmp/nginx/uwsgi;
-	scgi_temp_path /tmp/nginx/scgi;
-	server { listen 8080; root /mnt; }
-}
-CONF
-start_nginx() { nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ && wait_for 10 listening 8080; }
-start_nginx || fail "nginx"
+nginx_conf /mnt
+nginx_start || fail "nginx"
 cached() { awk '/^Cached:/ {print $2}' /proc/meminfo; }
 refs_up() { [ "$(cat $REF)" -gt 0 ]; }
 # the truncate is still running, asleep in ext4's layout break
@@ -165,12 +146,11 @@ for r in $ROUNDS; do
 	check "$r: no page referenced afterwards" wait_value 30 $REF 0
 	[ $r = reset ] || check "$r: what B got is the first file's" body_ok $r any
 	rm -f /mnt/fill /mnt/f.$r
-	[ $r = kill ] && { start_nginx || fail "nginx again"; }
+	[ $r = kill ] && { nginx_start || fail "nginx again"; }
 done
 echo 0 > $SCTL
 echo Y > /sys/kernel/debug/dax_splice_entries
-nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/ -s stop
-wait_for 10 sh -c '! pidof nginx'
+nginx_stop
 umount /mnt && rmmod prd || fail "teardown"
 JOB
 	cat > "$T/B.job" <<JOB

@@ -102,6 +102,43 @@ nbd_attach() {
 	nbd-client -N disk "$1" /dev/nbd0 -t 20 > /dev/null
 }
 
+# --- nginx (Debian's, in every initramfs) ----------------------------------
+# nginx_conf ROOT: /tmp/nginx/nginx.conf, one worker serving ROOT on port
+# 8080 with sendfile on (the yardstick of make bench, and the unchanged
+# user of the DAX splice series in 70); nginx_start starts it and waits
+# until it listens, nginx_stop stops it and waits (10 s at most) until no
+# nginx process is left
+NGINX="nginx -c /tmp/nginx/nginx.conf -p /tmp/nginx/"
+nginx_conf() {
+	mkdir -p /tmp/nginx
+	cat > /tmp/nginx/nginx.conf <<CONF
+user root;
+worker_processes 1;
+pid /tmp/nginx/pid;
+error_log /tmp/nginx/error.log;
+events { worker_connections 1024; }
+http {
+	types { }
+	default_type application/octet-stream;
+	sendfile on;
+	tcp_nopush on;
+	keepalive_requests 100000;
+	access_log off;
+	client_body_temp_path /tmp/nginx/body;
+	proxy_temp_path /tmp/nginx/proxy;
+	fastcgi_temp_path /tmp/nginx/fastcgi;
+	uwsgi_temp_path /tmp/nginx/uwsgi;
+	scgi_temp_path /tmp/nginx/scgi;
+	server { listen 8080; root $1; }
+}
+CONF
+}
+nginx_start() { $NGINX && wait_for 10 listening 8080; }
+nginx_stop() {
+	$NGINX -s stop
+	for ns_i in $(seq 50); do pidof nginx > /dev/null || break; sleep 0.2; done
+}
+
 # --- benchmarks -----------------------------------------------------------
 # cpu_busy: busy jiffies (USER_HZ, 100/s) of all CPUs: user, nice, system,
 # irq, softirq; what a sender costs the machine, kernel threads included
