@@ -65,20 +65,23 @@ static const char *prog = "dax_hold";
 /* FILE's first LEN bytes as they were when the references were taken */
 static unsigned char *orig;
 
-/*
- * the references are taken (HELD bytes): let go of the mapping, say so and
- * wait for the caller's line
- */
-static void let_go(char *map, size_t len, size_t held)
+/* the references are taken (HELD bytes): say so, wait for the caller's line */
+static void hold(size_t held)
 {
 	char line[64];
 
-	if (munmap(map, len))
-		fail("munmap");
 	printf("held %zu\n", held);
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		clearerr(stdin);
+}
+
+/* the same, once the mapping is let go of */
+static void let_go(char *map, size_t len, size_t held)
+{
+	if (munmap(map, len))
+		fail("munmap");
+	hold(held);
 }
 
 /* read FD until LEN bytes or end of file, write them to OUT */
@@ -341,7 +344,6 @@ static int hold_odirect(char *map, size_t len, const char *out,
  */
 static int hold_splice(int fd, size_t len, const char *out, int sendf)
 {
-	char line[64];
 	loff_t off = 0;
 	int p[2], s = -1, r = -1;
 
@@ -368,10 +370,7 @@ static int hold_splice(int fd, size_t len, const char *out, int sendf)
 	}
 	if (close(fd))
 		fail("close");
-	printf("held %zu\n", (size_t)off);
-	fflush(stdout);
-	if (!fgets(line, sizeof(line), stdin))
-		clearerr(stdin);
+	hold(off);
 	if (sendf) {
 		shutdown(s, SHUT_WR);
 		return deliver(r, off, out);
@@ -395,10 +394,9 @@ int main(int argc, char **argv)
 	int reg = !strcmp(mode, "uring-reg");
 	int rw = reg || !strcmp(mode, "odread");
 	size_t len;
+	int spl = !strcmp(mode, "splice") || !strcmp(mode, "sendfile");
 	char *map;
 	int fd;
-
-	int spl = !strcmp(mode, "splice") || !strcmp(mode, "sendfile");
 
 	if (argc != (reg ? 4 : dev ? 6 : 5) ||
 	    (!dev && !reg && !spl && strcmp(mode, "vmsplice") &&

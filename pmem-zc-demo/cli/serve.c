@@ -629,7 +629,6 @@ static const char serve_more[] =
 "  curl -H 'If-None-Match: \"ETAG\"' http://10.0.0.1:8080/file  (304)\n"
 "  curl -g 'http://[::1]:8080/file'                        (IPv6)\n";
 
-/* Open the root, the device (or say why not). RC_OK or not. */
 /*
  * The kernel splices DAX files by reference (the project's 6.12 series
  * mm-export-patch/6.12/dax-splice/, switched on): sendfile(2) then sends
@@ -648,6 +647,7 @@ static bool kernel_splices_dax(void)
 	return on;
 }
 
+/* Open the root, the device (or say why not). RC_OK or not. */
 static int serve_open(struct serve_cfg *cfg, const char *root,
 		      const char *body, const char **backend)
 {
