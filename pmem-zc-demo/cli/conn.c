@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * conn: one HTTP connection of serve (see serve.h). A request head is
- * read whole, parsed, and answered; responses on a connection go one at a
- * time, the next request read once the previous response is complete,
- * which for a zero-copy body means once every send of it has completed.
+ * conn: one HTTP connection of serve, from conn_start() to conn_destroy()
+ * (conn.h: what it shares with serve.c, which owns the slots). A request
+ * head is read whole, parsed, and answered; responses on a connection go
+ * one at a time, the next request read once the previous response is
+ * complete, which for a zero-copy body means once every send of it has
+ * completed. What one response needs is struct conn_resp, made anew for
+ * each.
  *
  * The head goes out with send(MSG_MORE); the body of a file with
  * PMEM_ZC_IOC_SEND (PMEM_ZC_F_DONTWAIT, up to cfg->inflight sends in
@@ -19,276 +22,347 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/sendfile.h>
 
+#include "conn.h"
+#include "files.h"
 #include "net.h"
+#include "report.h"
 #include "serve.h"
+#include "xfer.h"
 
 #define OUT_EXTRA	1024	/* response head and error body, but Location */
 #define LINGER_S	2.0	/* reading what a client still sends after a
 				 * Connection: close answer */
+#define REJECT_S	2	/* a 503's request must have come by then */
 #define EBUSY_WAIT	(-EBUSY)	/* wait for completions */
 #define PART_COPY_MAX	2048	/* bytes of a part sent with its header */
 
-static uint64_t user_data(struct server *s, struct conn *c)
+enum conn_state {
+	C_READ,		/* waiting for (the rest of) a request head */
+	C_WRITE,	/* answering: head, body, completions */
+	C_LINGER,	/* answered, write side shut: draining input */
+	C_ZOMBIE,	/* fd closed, completions still due */
+};
+
+/* The parts of a multipart/byteranges body (n 0: one part, or none). */
+struct conn_parts {
+	unsigned int n, part;		/* part: the one being sent */
+	uint64_t total;			/* the file's size */
+	const char *type;		/* each part's Content-Type */
+	char boundary[17];
+	char ctype[64];			/* the response's Content-Type */
+};
+
+/* One response's: conn_answer() makes it anew, in one assignment. */
+struct conn_resp {
+	bool under_way;			/* not logged yet */
+	bool close_after;
+	bool by_copy;			/* the body goes by sendfile() */
+	bool wait_room;			/* ENOBUFS, nothing of ours in flight */
+	int status;
+	struct file_ref file;		/* closed before the next one */
+	char etag[HTTP_ETAG_LEN], mtime[HTTP_DATE_LEN];
+	size_t out_len, out_off;	/* the head (or a part's) in c->out */
+	uint64_t pos, end;		/* body bytes of the file */
+	struct conn_parts parts;
+	uint64_t bytes, by_ref, copied;	/* what the access log says */
+};
+
+/*
+ * The connection's, across its responses: a completion of a response is
+ * matched by seq, inflight counts the sends of the response under way (of
+ * the last one, in a zombie).
+ */
+struct conn {
+	enum conn_state state;
+	int fd;
+	unsigned int slot;		/* serve.c's, in user_data */
+	uint32_t id;
+	uint16_t seq;			/* response number, in user_data */
+	bool reject;			/* over a limit: answer 503 */
+	double deadline;
+	char host[INET6_ADDRSTRLEN];
+	char *in, *out;			/* after the struct, one allocation */
+	size_t in_len, in_size, out_size, consumed;
+	struct http_request req;
+	struct http_byte_range *ranges;	/* max_ranges, after in and out */
+	uint64_t inflight;		/* sends without completion */
+	struct conn_resp r;		/* under way, or the last one */
+};
+
+static uint64_t user_data(const struct conn *c)
 {
-	return (uint64_t)c->id << 32 | (uint64_t)c->seq << 16 |
-	       (uint64_t)(c - s->conns);
+	return (uint64_t)c->id << 32 | (uint64_t)c->seq << 16 | c->slot;
 }
 
-static void conn_free(struct server *s, struct conn *c)
+static void watch(struct conn_env *e, struct conn *c, uint32_t events)
 {
-	if (c->reject)
-		s->rejecting--;
-	free(c->in);
-	c->in = NULL;
-	c->state = C_FREE;
-	s->used--;
+	serve_watch(e->srv, c->slot, c->fd, events);
 }
 
-static void conn_close(struct server *s, struct conn *c)
+static void close_file(struct conn *c)
 {
-	if (c->file.fd >= 0)
-		close(c->file.fd);
-	c->file.fd = -1;
-	if (c->counted)
-		s->active--;
-	c->counted = false;
-	if (c->pending)
-		s->pending--;
-	c->pending = c->wait_room = false;
-	close(c->fd);	/* leaves the epoll set */
-	c->fd = -1;
-	if (c->inflight)
-		c->state = C_ZOMBIE;
-	else
-		conn_free(s, c);
+	if (c->r.file.fd >= 0)
+		close(c->r.file.fd);
+	c->r.file.fd = -1;
 }
 
-void conn_start(struct server *s, struct conn *c, int fd,
-		const struct sockaddr_storage *peer, bool reject)
+/*
+ * With sends in flight: a reset lets TCP drop their pages now, not at its
+ * timeout.
+ */
+static void conn_reset(struct conn *c)
 {
-	const struct http_limits *lim = &s->cfg->lim;
-	int one = 1;
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
-	size_t roff;
+	if (c->fd >= 0 && c->inflight)
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
 
-	memset(c, 0, sizeof(*c));
-	c->in_size = lim->line_max + lim->header_max + 64;
-	c->out_size = lim->line_max + OUT_EXTRA;
-	roff = (c->in_size + c->out_size + 7) & ~(size_t)7;
-	c->in = malloc(roff + s->cfg->max_ranges * sizeof(*c->ranges));
-	if (!c->in) {
-		close(fd);
-		s->refused++;
+void conn_destroy(struct conn_env *e, struct conn *c)
+{
+	conn_reset(c);
+	close_file(c);
+	if (c->fd >= 0)
+		close(c->fd);
+	serve_release(e->srv, c->slot);
+	free(c);
+}
+
+/* The socket is closed; a zombie waits for the completions still due. */
+static void conn_close(struct conn_env *e, struct conn *c)
+{
+	if (!c->inflight) {
+		conn_destroy(e, c);
 		return;
 	}
-	c->out = c->in + c->in_size;
-	c->ranges = (struct http_byte_range *)(c->in + roff);
-	c->fd = fd;
-	c->id = ++s->next_id;
-	c->peer = *peer;
-	c->reject = reject;
-	s->rejecting += reject;
-	c->counted = !reject;
-	c->file.fd = -1;
-	net_addr_str(peer, false, c->host, sizeof(c->host));
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	c->state = C_READ;
-	c->deadline = serve_now() + s->cfg->header_ms / 1e3;
-	s->used++;
-	s->active += c->counted;
-	if (serve_add(s, c))
-		conn_close(s, c);
+	close_file(c);
+	close(c->fd);	/* leaves the epoll set */
+	c->fd = -1;
+	c->r.wait_room = false;
+	c->state = C_ZOMBIE;
+	serve_uncount(e->srv, c->slot);
 }
 
-static void conn_log(struct server *s, struct conn *c)
+struct conn *conn_start(struct conn_env *e, unsigned int slot, int fd,
+			const struct sockaddr_storage *peer, bool reject)
 {
-	struct log_entry e = {
+	const struct http_limits *lim = &e->cfg->lim;
+	size_t in_size = lim->line_max + lim->header_max + 64;
+	size_t out_size = lim->line_max + OUT_EXTRA;
+	size_t roff = (in_size + out_size + 7) & ~(size_t)7;
+	struct conn *c;
+	int one = 1;
+
+	/* the buffers after the struct, whose size keeps them aligned */
+	c = malloc(sizeof(*c) + roff +
+		   e->cfg->max_ranges * sizeof(*c->ranges));
+	if (!c)
+		return NULL;
+	*c = (struct conn){
+		.state = C_READ,
+		.fd = fd,
+		.slot = slot,
+		.id = ++e->next_id,
+		.reject = reject,
+		.deadline = now_mono() + (reject ? REJECT_S :
+					  e->cfg->header_ms / 1e3),
+		.in = (char *)(c + 1),
+		.out = (char *)(c + 1) + in_size,
+		.in_size = in_size,
+		.out_size = out_size,
+		.ranges = (struct http_byte_range *)((char *)(c + 1) + roff),
+		.r.file.fd = -1,
+	};
+	net_addr_str(peer, false, c->host, sizeof(c->host));
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return c;
+}
+
+static void conn_log(struct conn_env *e, struct conn *c)
+{
+	struct log_entry le = {
 		.host = c->host,
 		.when = time(NULL),
 		.request = c->req.line,
 		.referer = c->req.referer,
 		.user_agent = c->req.user_agent,
-		.status = c->status,
-		.bytes = c->bytes,
-		.by_ref = c->by_ref,
-		.copied = c->copied,
+		.status = c->r.status,
+		.bytes = c->r.bytes,
+		.by_ref = c->r.by_ref,
+		.copied = c->r.copied,
 	};
 
-	log_write(s->log, &e);
-	s->tot->requests++;
-	s->tot->bytes += c->bytes;
-	s->tot->by_ref += c->by_ref;
-	s->tot->copied += c->copied;
-	c->resp = false;
-	serve_logged(s);
+	log_write(e->log, &le);
+	e->tot->requests++;
+	e->tot->bytes += c->r.bytes;
+	e->tot->by_ref += c->r.by_ref;
+	e->tot->copied += c->r.copied;
+	c->r.under_way = false;
+	serve_logged(e->srv);
 }
 
 /* Cut the connection: a response under way is logged as it stands. */
-static void conn_abort(struct server *s, struct conn *c)
+static void conn_abort(struct conn_env *e, struct conn *c)
 {
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-	if (c->inflight)	/* a reset frees the pages at once */
-		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	if (c->resp)
-		conn_log(s, c);
-	conn_close(s, c);
+	conn_reset(c);
+	if (c->r.under_way)
+		conn_log(e, c);
+	conn_close(e, c);
 }
 
-static void conn_linger(struct server *s, struct conn *c)
+static void conn_linger(struct conn_env *e, struct conn *c)
 {
 	shutdown(c->fd, SHUT_WR);
 	c->state = C_LINGER;
-	c->deadline = serve_now() + LINGER_S;
-	serve_watch(s, c, EPOLLIN);
+	c->deadline = now_mono() + LINGER_S;
+	watch(e, c, EPOLLIN);
 }
 
 /* The response is complete: log it, then the next request or the end. */
-static void conn_done(struct server *s, struct conn *c)
+static void conn_done(struct conn_env *e, struct conn *c)
 {
-	if (c->file.fd >= 0)
-		close(c->file.fd);
-	c->file.fd = -1;
-	conn_log(s, c);
-	if (c->close_after) {
-		conn_linger(s, c);
+	close_file(c);
+	conn_log(e, c);
+	if (c->r.close_after) {
+		conn_linger(e, c);
 		return;
 	}
 	c->in_len -= c->consumed;
 	memmove(c->in, c->in + c->consumed, c->in_len);
 	c->consumed = 0;
 	c->state = C_READ;
-	c->deadline = serve_now() + (c->in_len ? s->cfg->header_ms :
-				     s->cfg->idle_ms) / 1e3;
+	c->deadline = now_mono() + (c->in_len ? e->cfg->header_ms :
+				     e->cfg->idle_ms) / 1e3;
 	/*
 	 * Bytes of the client's are buffered: parsed from the event loop
 	 * (no recursion), and the socket read only if they are not a whole
 	 * request. A FIN after pipelined requests is then seen once every
 	 * request before it has been answered, as nginx answers them.
 	 */
-	serve_watch(s, c, c->in_len ? 0 : EPOLLIN);
-	if (c->in_len) {
-		c->pending = true;
-		s->pending++;
-	}
+	watch(e, c, c->in_len ? 0 : EPOLLIN);
+	if (c->in_len)
+		serve_pending(e->srv, c->slot, true);
 }
 
 /* --- sending -------------------------------------------------------------- */
 
-static void progress(struct server *s, struct conn *c)
+static void progress(struct conn_env *e, struct conn *c)
 {
-	c->deadline = serve_now() + s->cfg->send_ms / 1e3;
+	c->deadline = now_mono() + e->cfg->send_ms / 1e3;
 }
 
-static int send_head(struct server *s, struct conn *c)
+static int send_head(struct conn_env *e, struct conn *c)
 {
-	while (c->out_off < c->out_len) {
-		ssize_t n = send(c->fd, c->out + c->out_off,
-				 c->out_len - c->out_off, MSG_NOSIGNAL |
-				 MSG_DONTWAIT | (c->pos < c->end ||
-				 c->parts.part < c->parts.n ? MSG_MORE : 0));
+	int flags = MSG_NOSIGNAL | MSG_DONTWAIT;
+
+	if (c->r.pos < c->r.end || c->r.parts.part < c->r.parts.n)
+		flags |= MSG_MORE;	/* body bytes follow */
+	while (c->r.out_off < c->r.out_len) {
+		ssize_t n = send(c->fd, c->out + c->r.out_off,
+				 c->r.out_len - c->r.out_off, flags);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
-		c->out_off += n;
-		progress(s, c);
+		c->r.out_off += n;
+		progress(e, c);
 	}
 	return 0;
 }
 
-static int send_copy(struct server *s, struct conn *c)
+static int send_copy(struct conn_env *e, struct conn *c)
 {
-	uint64_t n = c->end - c->pos;
-	off_t off = c->pos;
+	uint64_t n = c->r.end - c->r.pos;
+	off_t off = c->r.pos;
 	ssize_t r;
 
-	r = sendfile(c->fd, c->file.fd, &off, n < s->cfg->chunk ? n :
-		     s->cfg->chunk);
+	r = sendfile(c->fd, c->r.file.fd, &off, n < e->cfg->chunk ? n :
+		     e->cfg->chunk);
 	if (r < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (!r)
 		return -EIO;	/* the file shrank */
-	c->pos += r;
-	c->bytes += r;
-	c->copied += r;
-	progress(s, c);
+	c->r.pos += r;
+	c->r.bytes += r;
+	c->r.copied += r;
+	progress(e, c);
 	return 0;
 }
 
 /* ENOBUFS: wait for completions, or copy when none of ours can come. */
-static int no_room(struct server *s, struct conn *c)
+static int no_room(struct conn_env *e, struct conn *c)
 {
 	if (c->inflight)
 		return EBUSY_WAIT;
-	if (s->inflight) {
-		c->wait_room = true;
+	if (e->inflight) {
+		c->r.wait_room = true;
 		return EBUSY_WAIT;
 	}
-	c->by_copy = true;	/* the cap is held by other processes */
+	c->r.by_copy = true;	/* the cap is held by other processes */
 	return 0;
 }
 
 /* What the module said of a send that queued nothing. */
-static int send_refused(struct server *s, struct conn *c, int err)
+static int send_refused(struct conn_env *e, struct conn *c, int err)
 {
 	switch (err) {
 	case EINTR:
 		return 0;
 	case ENOBUFS:
-		return no_room(s, c);
+		return no_room(e, c);
 	case ENODEV:		/* not on a prd disk */
 	case EOPNOTSUPP:	/* blocks that cannot be mapped */
 	case ETXTBSY:		/* open for writing */
 	case EPERM:		/* not ours */
-		c->by_copy = true;
+		c->r.by_copy = true;
 		return 0;
 	default:
 		return -err;
 	}
 }
 
-static int send_zc(struct server *s, struct conn *c)
+static int send_zc(struct conn_env *e, struct conn *c)
 {
-	uint64_t n = c->end - c->pos;
+	uint64_t n = c->r.end - c->r.pos;
 	struct pmem_zc_send a = {
 		.flags = PMEM_ZC_F_DONTWAIT,
-		.src_fd = c->file.fd,
+		.src_fd = c->r.file.fd,
 		.sock_fd = c->fd,
-		.offset = c->pos,
-		.length = n < s->cfg->chunk ? n : s->cfg->chunk,
-		.user_data = user_data(s, c),
+		.offset = c->r.pos,
+		.length = n < e->cfg->chunk ? n : e->cfg->chunk,
+		.user_data = user_data(c),
 	};
 	int ret;
 
-	if (c->inflight >= s->cfg->inflight)
+	if (c->inflight >= e->cfg->inflight)
 		return EBUSY_WAIT;
 	if (a.length < n)
 		a.flags |= PMEM_ZC_F_MORE;
-	ret = xfer_send(s->x, &a);
+	ret = xfer_send(e->x, &a);
 	if (ret)
-		return send_refused(s, c, -ret);
+		return send_refused(e, c, -ret);
 	c->inflight++;
-	s->inflight++;
-	c->pos += a.bytes_queued;
-	c->bytes += a.bytes_queued;
-	progress(s, c);
+	e->inflight++;
+	c->r.pos += a.bytes_queued;
+	c->r.bytes += a.bytes_queued;
+	progress(e, c);
 	if (a.error == ENOBUFS)
-		return no_room(s, c);
+		return no_room(e, c);
 	return a.error == EINTR ? 0 : -a.error;
 }
 
-static int send_body(struct server *s, struct conn *c)
+static int send_body(struct conn_env *e, struct conn *c)
 {
 	int ret = 0;
 
-	while (c->pos < c->end && !ret)
-		ret = c->by_copy ? send_copy(s, c) : send_zc(s, c);
+	while (c->r.pos < c->r.end && !ret)
+		ret = c->r.by_copy ? send_copy(e, c) : send_zc(e, c);
 	return ret;
 }
 
@@ -304,25 +378,25 @@ static int send_body(struct server *s, struct conn *c)
 static size_t load_part(struct conn *c, unsigned int i, char *buf,
 			size_t room)
 {
-	const struct conn_parts *pt = &c->parts;
-	const struct http_byte_range *r = &c->ranges[i];
-	size_t n = http_part_head(buf, room, pt->boundary, pt->type, r->first,
-				  r->len, pt->total);
+	const struct conn_parts *pt = &c->r.parts;
+	const struct http_byte_range *br = &c->ranges[i];
+	size_t n = http_part_head(buf, room, pt->boundary, pt->type, br->first,
+				  br->len, pt->total);
 
 	if (!n)
 		return 0;
-	c->bytes += n;		/* not a file's: neither by_ref nor copied */
-	c->pos = r->first;
-	c->end = r->first + r->len;
-	if (r->len <= PART_COPY_MAX && r->len <= room - n) {
-		ssize_t got = pread(c->file.fd, buf + n, r->len, r->first);
+	c->r.bytes += n;	/* not a file's: neither by_ref nor copied */
+	c->r.pos = br->first;
+	c->r.end = br->first + br->len;
+	if (br->len <= PART_COPY_MAX && br->len <= room - n) {
+		ssize_t got = pread(c->r.file.fd, buf + n, br->len, br->first);
 
-		if (got != (ssize_t)r->len)
+		if (got != (ssize_t)br->len)
 			return 0;
-		c->pos = c->end;
-		c->bytes += r->len;
-		c->copied += r->len;
-		n += r->len;
+		c->r.pos = c->r.end;
+		c->r.bytes += br->len;
+		c->r.copied += br->len;
+		n += br->len;
 	}
 	return n;
 }
@@ -334,37 +408,38 @@ static size_t load_part(struct conn *c, unsigned int i, char *buf,
  */
 static int next_part(struct conn *c)
 {
-	struct conn_parts *pt = &c->parts;
+	struct conn_parts *pt = &c->r.parts;
 
 	if (pt->part >= pt->n)
 		return 0;
 	if (++pt->part < pt->n) {
-		c->out_len = load_part(c, pt->part, c->out, c->out_size);
+		c->r.out_len = load_part(c, pt->part, c->out, c->out_size);
 	} else {
-		c->out_len = http_parts_end(c->out, c->out_size, pt->boundary);
-		c->bytes += c->out_len;
+		c->r.out_len = http_parts_end(c->out, c->out_size,
+					      pt->boundary);
+		c->r.bytes += c->r.out_len;
 	}
-	c->out_off = 0;
-	return c->out_len ? 1 : -EIO;
+	c->r.out_off = 0;
+	return c->r.out_len ? 1 : -EIO;
 }
 
-static void conn_write(struct server *s, struct conn *c)
+static void conn_write(struct conn_env *e, struct conn *c)
 {
 	int ret;
 
 	do {
-		ret = send_head(s, c);
+		ret = send_head(e, c);
 		if (!ret)
-			ret = send_body(s, c);
+			ret = send_body(e, c);
 	} while (!ret && (ret = next_part(c)) > 0);
 	if (ret == -EAGAIN) {
-		serve_watch(s, c, EPOLLOUT);
+		watch(e, c, EPOLLOUT);
 	} else if (ret == EBUSY_WAIT || (!ret && c->inflight)) {
-		serve_watch(s, c, 0);	/* completions wake us */
+		watch(e, c, 0);	/* completions wake us */
 	} else if (ret) {
-		conn_abort(s, c);
+		conn_abort(e, c);
 	} else {
-		conn_done(s, c);
+		conn_done(e, c);
 	}
 }
 
@@ -374,25 +449,25 @@ static void conn_write(struct server *s, struct conn *c)
  * Several ranges: 206 multipart/byteranges, each part's body by reference
  * as a single range's (next_part() sends the parts after the first).
  */
-static int answer_parts(struct server *s, struct conn *c,
+static int answer_parts(struct conn_env *e, struct conn *c,
 			struct http_resp *h, unsigned int n)
 {
-	struct conn_parts *pt = &c->parts;
-	const struct http_byte_range *r = c->ranges;
+	struct conn_parts *pt = &c->r.parts;
+	const struct http_byte_range *br = c->ranges;
 	uint64_t len = 0;
 	unsigned int i;
 
 	pt->n = n;
-	pt->total = c->file.st.st_size;
+	pt->total = c->r.file.st.st_size;
 	pt->type = h->type;
 	snprintf(pt->boundary, sizeof(pt->boundary), "%016" PRIx64,
-		 s->boundary++);
+		 e->boundary++);
 	snprintf(pt->ctype, sizeof(pt->ctype),
 		 "multipart/byteranges; boundary=%s", pt->boundary);
 	for (i = 0; i < n; i++)
 		len += http_part_head(NULL, 0, pt->boundary, pt->type,
-				      r[i].first, r[i].len, pt->total) +
-		       r[i].len;
+				      br[i].first, br[i].len, pt->total) +
+		       br[i].len;
 	h->type = pt->ctype;
 	h->length = len + http_parts_end(NULL, 0, pt->boundary);
 	h->multipart = true;
@@ -400,30 +475,30 @@ static int answer_parts(struct server *s, struct conn *c,
 }
 
 /* A file's response: 200, 206, 304, 416, or the status of opening it. */
-static int answer_file(struct server *s, struct conn *c, struct http_resp *h)
+static int answer_file(struct conn_env *e, struct conn *c, struct http_resp *h)
 {
-	const struct http_request *r = &c->req;
+	const struct http_request *req = &c->req;
 	uint64_t size, first = 0, len;
 	unsigned int n = 0;
 	bool range_ok;
 	int st;
 
-	st = files_open(s->cfg->root_fd, r->path, r->slash, s->cfg->index,
-			&c->file);
+	st = files_open(e->cfg->root_fd, req->path, req->slash, e->cfg->index,
+			&c->r.file);
 	if (st)
 		return st;
-	size = c->file.st.st_size;
-	http_etag(c->etag, sizeof(c->etag), &c->file.st);
-	http_date(c->mtime, c->file.st.st_mtime);
-	h->etag = c->etag;
-	h->ranges_off = !s->cfg->max_ranges;
-	h->last_modified = c->mtime;
+	size = c->r.file.st.st_size;
+	http_etag(c->r.etag, sizeof(c->r.etag), &c->r.file.st);
+	http_date(c->r.mtime, c->r.file.st.st_mtime);
+	h->etag = c->r.etag;
+	h->ranges_off = !e->cfg->max_ranges;
+	h->last_modified = c->r.mtime;
 	h->total = size;
 	len = size;
-	st = http_conditional(r, c->etag, c->file.st.st_mtime, &range_ok);
-	if (!st && !r->head && r->range.p && range_ok)
-		switch (http_ranges_parse(r->range, size, c->ranges,
-					  s->cfg->max_ranges, &n)) {
+	st = http_conditional(req, c->r.etag, c->r.file.st.st_mtime, &range_ok);
+	if (!st && !req->head && req->range.p && range_ok)
+		switch (http_ranges_parse(req->range, size, c->ranges,
+					  e->cfg->max_ranges, &n)) {
 		case RANGE_OK:
 			st = 206;
 			break;
@@ -436,40 +511,41 @@ static int answer_file(struct server *s, struct conn *c, struct http_resp *h)
 		}
 	if (st == 304 || st == 416)
 		return st;
-	h->type = http_content_type(c->file.name);
+	h->type = http_content_type(c->r.file.name);
 	if (n > 1)
-		return answer_parts(s, c, h, n);
+		return answer_parts(e, c, h, n);
 	if (n) {
 		first = c->ranges[0].first;
 		len = c->ranges[0].len;
 	}
 	h->length = len;
 	h->first = first;
-	if (!r->head) {
-		c->pos = first;
-		c->end = first + len;
+	if (!req->head) {
+		c->r.pos = first;
+		c->r.end = first + len;
 	}
 	return st ? st : 200;
 }
 
 /* The head, and the short body of an error, into c->out. */
-static int format_answer(struct server *s, struct conn *c, struct http_resp *h)
+static int format_answer(struct conn_env *e, struct conn *c,
+			 struct http_resp *h)
 {
 	char body[128], loc[HTTP_PATH_MAX * 2];
 	size_t blen = 0, n;
 
-	h->status = c->status;
-	h->close = c->close_after;
+	h->status = c->r.status;
+	h->close = c->r.close_after;
 	h->keep_alive = !h->close && c->req.major == 1 && !c->req.minor;
-	h->date = s->date;
-	if (c->status == 304) {
+	h->date = e->date;
+	if (c->r.status == 304) {
 		h->no_length = true;
-	} else if (c->status >= 300 && c->status != 206) {
-		blen = http_error_body(body, sizeof(body), c->status);
+	} else if (c->r.status >= 300 && c->r.status != 206) {
+		blen = http_error_body(body, sizeof(body), c->r.status);
 		h->type = "text/plain; charset=utf-8";
 		h->length = blen;
 	}
-	if (c->status == 301) {
+	if (c->r.status == 301) {
 		snprintf(loc, sizeof(loc), "%.*s/", (int)c->req.path_raw.n,
 			 c->req.path_raw.p);
 		h->location = loc;
@@ -480,80 +556,77 @@ static int format_answer(struct server *s, struct conn *c, struct http_resp *h)
 	if (!c->req.head) {
 		memcpy(c->out + n, body, blen);
 		n += blen;
-		c->bytes += blen;	/* not a file's: neither by_ref nor copied */
+		c->r.bytes += blen;	/* neither by_ref nor copied */
 	}
-	if (c->parts.n) {	/* the first part, after the head */
+	if (c->r.parts.n) {	/* the first part, after the head */
 		blen = load_part(c, 0, c->out + n, c->out_size - n);
 		if (!blen)
 			return -ENOSPC;
 		n += blen;
 	}
-	c->out_len = n;
+	c->r.out_len = n;
 	return 0;
 }
 
-static void conn_answer(struct server *s, struct conn *c)
+static void conn_answer(struct conn_env *e, struct conn *c)
 {
 	struct http_resp h = {};
 	time_t now = time(NULL);
 
-	if (now != s->date_t) {
-		s->date_t = now;
-		http_date(s->date, now);
+	if (now != e->date_t) {
+		e->date_t = now;
+		http_date(e->date, now);
 	}
-	c->resp = true;
+	close_file(c);	/* (closed at its end) before the reset forgets it */
+	c->r = (struct conn_resp){
+		.under_way = true,
+		.close_after = c->req.status || c->reject ||
+			       !c->req.keep_alive || e->stopping,
+		.by_copy = e->cfg->copy,
+		.status = c->reject ? 503 : c->req.status,
+		.file.fd = -1,
+	};
 	c->seq++;
-	c->bytes = c->by_ref = c->copied = 0;
-	c->pos = c->end = c->out_off = 0;
-	memset(&c->parts, 0, sizeof(c->parts));
-	c->by_copy = s->cfg->copy;
-	c->close_after = c->req.status || c->reject || !c->req.keep_alive ||
-			 s->stopping;
-	c->status = c->reject ? 503 : c->req.status;
-	if (!c->status)
-		c->status = answer_file(s, c, &h);
-	if (c->status == 301 && c->req.path_raw.n >= HTTP_PATH_MAX * 2 - 1)
-		c->status = 414;
-	if (c->status != 200 && c->status != 206 && c->file.fd >= 0) {
-		close(c->file.fd);
-		c->file.fd = -1;
-	}
+	if (!c->r.status)
+		c->r.status = answer_file(e, c, &h);
+	if (c->r.status == 301 && c->req.path_raw.n >= HTTP_PATH_MAX * 2 - 1)
+		c->r.status = 414;
+	if (c->r.status != 200 && c->r.status != 206)
+		close_file(c);
 	/* a file the module cannot send (not DAX): sendfile() from the start */
-	if (!c->by_copy && c->file.fd >= 0 && s->x &&
-	    !xfer_file_is_source(s->x, c->file.fd))
-		c->by_copy = true;
+	if (!c->r.by_copy && c->r.file.fd >= 0 && e->x &&
+	    !xfer_file_is_source(e->x, c->r.file.fd))
+		c->r.by_copy = true;
 	c->state = C_WRITE;
-	progress(s, c);
-	if (format_answer(s, c, &h))
-		conn_abort(s, c);
+	progress(e, c);
+	if (format_answer(e, c, &h))
+		conn_abort(e, c);
 	else
-		conn_write(s, c);
+		conn_write(e, c);
 }
 
 /* --- reading -------------------------------------------------------------- */
 
-void conn_parse(struct server *s, struct conn *c)
+void conn_parse(struct conn_env *e, struct conn *c)
 {
-	if (c->pending)
-		s->pending--;
-	c->pending = false;
+	serve_pending(e->srv, c->slot, false);
 	/* answered meanwhile (a 408 of the timer) */
 	if (c->state != C_READ || !c->in_len)
 		return;
-	c->consumed = http_parse(&c->req, c->in, c->in_len, &s->cfg->lim);
+	c->consumed = http_parse(&c->req, c->in, c->in_len, &e->cfg->lim);
 	if (c->consumed)
-		conn_answer(s, c);
+		conn_answer(e, c);
 	else			/* not a whole request yet */
-		serve_watch(s, c, EPOLLIN);
+		watch(e, c, EPOLLIN);
 }
 
-static void conn_read(struct server *s, struct conn *c)
+static void conn_read(struct conn_env *e, struct conn *c)
 {
 	size_t was = c->in_len;
 	ssize_t n;
 
 	if (c->in_len == c->in_size) {	/* http_parse() says 414/431 first */
-		conn_close(s, c);
+		conn_close(e, c);
 		return;
 	}
 	do {
@@ -562,7 +635,7 @@ static void conn_read(struct server *s, struct conn *c)
 	if (n < 0 && errno == EAGAIN)
 		return;
 	if (n <= 0) {		/* closed, or reset, before a request */
-		conn_close(s, c);
+		conn_close(e, c);
 		return;
 	}
 	c->in_len += n;
@@ -572,107 +645,103 @@ static void conn_read(struct server *s, struct conn *c)
 	 * runs from the accept, and a byte does not restart it)
 	 */
 	if (!was && c->seq && !c->reject)
-		c->deadline = serve_now() + s->cfg->header_ms / 1e3;
-	conn_parse(s, c);
+		c->deadline = now_mono() + e->cfg->header_ms / 1e3;
+	conn_parse(e, c);
 }
 
-static void conn_drain(struct server *s, struct conn *c)
+static void conn_drain(struct conn_env *e, struct conn *c)
 {
 	char buf[4096];
 	ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
 
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-		conn_close(s, c);
+		conn_close(e, c);
 }
 
-void conn_event(struct server *s, struct conn *c, uint32_t events)
+void conn_event(struct conn_env *e, struct conn *c, uint32_t events)
 {
 	switch (c->state) {
 	case C_READ:
-		conn_read(s, c);
+		conn_read(e, c);
 		break;
 	case C_WRITE:
 		if (events & (EPOLLERR | EPOLLHUP))
-			conn_abort(s, c);
+			conn_abort(e, c);
 		else
-			conn_write(s, c);
+			conn_write(e, c);
 		break;
 	case C_LINGER:
-		conn_drain(s, c);
+		conn_drain(e, c);
 		break;
 	default:
 		break;
 	}
 }
 
-void conn_completion(struct server *s, const struct pmem_zc_completion *d)
+void conn_completion(struct conn_env *e, const struct pmem_zc_completion *d)
 {
-	unsigned int slot = d->user_data & 0xffff;
-	struct conn *c = &s->conns[slot];
+	struct conn *c = serve_conn(e->srv, d->user_data & 0xffff);
 
-	if (slot >= s->nslots || c->state == C_FREE || !c->inflight ||
-	    c->id != d->user_data >> 32 ||
+	if (!c || !c->inflight || c->id != d->user_data >> 32 ||
 	    c->seq != ((d->user_data >> 16) & 0xffff)) {
-		s->stale++;
+		e->stale++;
 		return;
 	}
 	c->inflight--;
-	s->inflight--;
-	c->by_ref += d->bytes_ref;
-	c->copied += d->bytes_copied;
+	e->inflight--;
+	c->r.by_ref += d->bytes_ref;
+	c->r.copied += d->bytes_copied;
 	if (c->state == C_ZOMBIE) {
-		s->tot->by_ref += d->bytes_ref;
-		s->tot->copied += d->bytes_copied;
+		e->tot->by_ref += d->bytes_ref;
+		e->tot->copied += d->bytes_copied;
 		if (!c->inflight)
-			conn_free(s, c);
+			conn_destroy(e, c);
 	} else if (c->state == C_WRITE) {
-		progress(s, c);		/* the client acknowledged data */
-		conn_write(s, c);
+		progress(e, c);		/* the client acknowledged data */
+		conn_write(e, c);
 	}
 }
 
-void conn_room(struct server *s)
+/* Completions came: a response that waits for room (ENOBUFS) tries again. */
+void conn_room(struct conn_env *e, struct conn *c)
 {
-	unsigned int i;
-
-	for (i = 0; i < s->nslots; i++) {
-		struct conn *c = &s->conns[i];
-
-		if (c->state == C_WRITE && c->wait_room) {
-			c->wait_room = false;
-			conn_write(s, c);
-		}
+	if (c->state == C_WRITE && c->r.wait_room) {
+		c->r.wait_room = false;
+		conn_write(e, c);
 	}
 }
 
-void conn_timeout(struct server *s, struct conn *c)
+/* The deadline of the state the connection is in, when @now is past it. */
+void conn_timer(struct conn_env *e, struct conn *c, double now)
 {
+	if (now < c->deadline)
+		return;
 	switch (c->state) {
 	case C_READ:
 		if (!c->in_len) {	/* idle: close quietly */
-			conn_close(s, c);
+			conn_close(e, c);
 			break;
 		}
 		memset(&c->req, 0, sizeof(c->req));
 		c->req.status = 408;
 		c->consumed = c->in_len;
-		conn_answer(s, c);
+		conn_answer(e, c);
 		break;
 	case C_WRITE:
-		conn_abort(s, c);
+		conn_abort(e, c);
 		break;
 	case C_LINGER:
-		conn_close(s, c);
+		conn_close(e, c);
 		break;
-	default:
+	case C_ZOMBIE:		/* its last completion ends it */
 		break;
 	}
 }
 
-void conn_stop(struct server *s, struct conn *c)
+void conn_stop(struct conn_env *e, struct conn *c)
 {
 	if (c->state == C_READ && !c->in_len)
-		conn_close(s, c);
+		conn_close(e, c);
 	else if (c->state == C_WRITE)
-		c->close_after = true;
+		c->r.close_after = true;
 }

@@ -4,8 +4,9 @@
  * bodies leave through PMEM_ZC_IOC_SEND. This file owns the process: the
  * options, the listening socket, the workers (forked, sharing it), the
  * signals (SIGTERM/SIGINT stop, SIGHUP reopens the log), the epoll loop of
- * a worker, accepting with the connection limits, and the timers. One
- * connection is conn.c's.
+ * a worker, its slots, accepting with the connection limits, and the
+ * timers. A connection in a slot is conn.c's, from conn_start() to
+ * conn_destroy(): this file drives it through conn.h and never reads it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -25,6 +27,7 @@
 #include <sys/wait.h>
 
 #include "cmds.h"
+#include "conn.h"
 #include "msg.h"
 #include "net.h"
 #include "opts.h"
@@ -33,55 +36,112 @@
 #include "sd.h"
 #include "serve.h"
 #include "units.h"
+#include "xfer.h"
 
 #define SLOT_SLACK	64	/* slots beyond 2 x --max-conns: 503s, zombies */
 /*
  * A connection over a limit gets a slot only to hear its 503: at most
- * REJECT_SLOTS of them at once, each closed REJECT_S after it came if its
- * request has not; beyond that it is closed at accept. So one address
- * cannot fill the slots that the connections under the limits need.
+ * REJECT_SLOTS of them at once, each closed REJECT_S (conn.c) after it came
+ * if its request has not; beyond that it is closed at accept. So one
+ * address cannot fill the slots that the connections under the limits
+ * need.
  */
 #define REJECT_SLOTS	64
-#define REJECT_S	2
 #define SLOTS_MAX	65535	/* the slot is 16 bits of user_data */
 #define TICK_S		0.1	/* timers are checked this often */
 #define ACCEPT_PAUSE_S	0.1	/* after EMFILE and the like */
 #define ACCEPT_BATCH	64
 #define WORKERS_MAX	64
 
-double serve_now(void)
+/* epoll tags below the connections' (slot + EP_CONN) */
+enum { EP_LISTEN, EP_SIGNAL, EP_XFER, EP_CONN };
+
+/*
+ * A slot of the worker's table: the connection in it (free: none), and
+ * what the limits count of it. Only this file writes a slot; conn.c says
+ * what happened through serve_pending(), serve_uncount(), serve_release().
+ */
+struct slot {
+	struct conn *conn;		/* NULL: free */
+	struct sockaddr_storage peer;	/* --max-conns-per-client */
+	uint32_t events;		/* of its socket in the epoll set */
+	bool counted;			/* in active: open, not a 503 */
+	bool reject;			/* in rejecting: answering 503 */
+	bool pending;			/* in pending: a pipelined request */
+};
+
+struct server {
+	struct conn_env env;		/* for the connections (conn.h) */
+	int ep, lfd, sfd;
+	struct slot *slots;
+	unsigned int nslots, active, used, pending;
+	unsigned int rejecting;		/* slots answering 503 */
+	bool stop_asked, accepting;
+	double stop_deadline, accept_again;
+	uint64_t refused;		/* connections closed at accept */
+};
+
+static int watch_fd(int ep, int fd, uint64_t tag)
 {
-	return now_mono();
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static uint64_t tag_of(struct server *s, struct conn *c)
-{
-	return c - s->conns + EP_CONN;
-}
+/* --- what conn.c tells of a slot (conn.h) --------------------------------- */
 
-int serve_add(struct server *s, struct conn *c)
-{
-	struct epoll_event ev = { .events = EPOLLIN,
-				  .data.u64 = tag_of(s, c) };
-
-	c->events = EPOLLIN;
-	return epoll_ctl(s->ep, EPOLL_CTL_ADD, c->fd, &ev);
-}
-
-void serve_watch(struct server *s, struct conn *c, uint32_t events)
+void serve_watch(struct server *s, unsigned int slot, int fd,
+		 uint32_t events)
 {
 	struct epoll_event ev = { .events = events,
-				  .data.u64 = tag_of(s, c) };
+				  .data.u64 = slot + EP_CONN };
 
-	if (c->events == events)
+	if (s->slots[slot].events == events)
 		return;
-	c->events = events;
-	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+	s->slots[slot].events = events;
+	epoll_ctl(s->ep, EPOLL_CTL_MOD, fd, &ev);
+}
+
+void serve_pending(struct server *s, unsigned int slot, bool on)
+{
+	struct slot *sl = &s->slots[slot];
+
+	if (sl->pending == on)
+		return;
+	sl->pending = on;
+	if (on)
+		s->pending++;
+	else
+		s->pending--;
+}
+
+void serve_uncount(struct server *s, unsigned int slot)
+{
+	struct slot *sl = &s->slots[slot];
+
+	s->active -= sl->counted;
+	sl->counted = false;
+	serve_pending(s, slot, false);
+}
+
+void serve_release(struct server *s, unsigned int slot)
+{
+	serve_uncount(s, slot);
+	s->rejecting -= s->slots[slot].reject;
+	s->used--;
+	s->slots[slot] = (struct slot){};
+}
+
+struct conn *serve_conn(struct server *s, unsigned int slot)
+{
+	return slot < s->nslots ? s->slots[slot].conn : NULL;
 }
 
 void serve_logged(struct server *s)
 {
-	if (s->cfg->count && s->tot->requests >= s->cfg->count)
+	const struct serve_cfg *cfg = s->env.cfg;
+
+	if (cfg->count && s->env.tot->requests >= cfg->count)
 		s->stop_asked = true;
 }
 
@@ -94,19 +154,19 @@ static void accept_on(struct server *s, bool on)
 
 	if (on == s->accepting || s->lfd < 0)
 		return;
-	if (on && s->cfg->workers > 1)
+	if (on && s->env.cfg->workers > 1)
 		ev.events |= EPOLLEXCLUSIVE;	/* one worker wakes */
 	epoll_ctl(s->ep, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, s->lfd, &ev);
 	s->accepting = on;
 }
 
-static struct conn *free_slot(struct server *s)
+static struct slot *free_slot(struct server *s)
 {
 	unsigned int i;
 
 	for (i = 0; i < s->nslots; i++)
-		if (s->conns[i].state == C_FREE)
-			return &s->conns[i];
+		if (!s->slots[i].conn)
+			return &s->slots[i];
 	return NULL;
 }
 
@@ -116,15 +176,16 @@ static unsigned int from_host(struct server *s,
 	unsigned int i, n = 0;
 
 	for (i = 0; i < s->nslots; i++)
-		n += s->conns[i].counted &&
-		     net_same_host(&s->conns[i].peer, peer);
+		n += s->slots[i].counted &&
+		     net_same_host(&s->slots[i].peer, peer);
 	return n;
 }
 
 static void serve_accept(struct server *s)
 {
 	struct sockaddr_storage peer;
-	const struct serve_cfg *cfg = s->cfg;
+	const struct serve_cfg *cfg = s->env.cfg;
+	struct slot *sl;
 	struct conn *c;
 	socklen_t len;
 	bool over;
@@ -138,21 +199,27 @@ static void serve_accept(struct server *s)
 			if (errno == EMFILE || errno == ENFILE ||
 			    errno == ENOBUFS || errno == ENOMEM) {
 				accept_on(s, false);	/* no spin */
-				s->accept_again = serve_now() + ACCEPT_PAUSE_S;
+				s->accept_again = now_mono() + ACCEPT_PAUSE_S;
 			}
 			return;
 		}
 		over = s->active >= cfg->max_conns ||
 		       from_host(s, &peer) >= cfg->max_per_client;
-		c = over && s->rejecting >= REJECT_SLOTS ? NULL : free_slot(s);
-		if (!c) {
+		sl = over && s->rejecting >= REJECT_SLOTS ? NULL : free_slot(s);
+		c = sl ? conn_start(&s->env, sl - s->slots, fd, &peer, over) :
+			 NULL;
+		if (!c) {	/* no slot, or no memory */
 			close(fd);
 			s->refused++;
 			continue;
 		}
-		conn_start(s, c, fd, &peer, over);
-		if (over && c->state != C_FREE)
-			c->deadline = serve_now() + REJECT_S;
+		*sl = (struct slot){ .conn = c, .peer = peer, .events = EPOLLIN,
+				     .counted = !over, .reject = over };
+		s->used++;
+		s->active += !over;
+		s->rejecting += over;
+		if (watch_fd(s->ep, fd, EP_CONN + (sl - s->slots)))
+			conn_destroy(&s->env, c);
 	}
 }
 
@@ -162,16 +229,16 @@ static void serve_stop(struct server *s)
 {
 	unsigned int i;
 
-	if (s->stopping)
+	if (s->env.stopping)
 		return;
-	s->stopping = true;
-	s->stop_deadline = serve_now() + s->cfg->drain_ms / 1e3;
+	s->env.stopping = true;
+	s->stop_deadline = now_mono() + s->env.cfg->drain_ms / 1e3;
 	accept_on(s, false);
 	close(s->lfd);
 	s->lfd = -1;
 	for (i = 0; i < s->nslots; i++)
-		if (s->conns[i].state != C_FREE)
-			conn_stop(s, &s->conns[i]);
+		if (s->slots[i].conn)
+			conn_stop(&s->env, s->slots[i].conn);
 }
 
 static void on_signal(struct server *s)
@@ -182,12 +249,12 @@ static void on_signal(struct server *s)
 	while (read(s->sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo != SIGHUP) {
 			/* the main process's (several workers: the parent's) */
-			if (!s->stop_asked && s->cfg->workers == 1)
+			if (!s->stop_asked && s->env.cfg->workers == 1)
 				sd_notify_state("STOPPING=1");
 			s->stop_asked = true;
 			continue;
 		}
-		ret = log_reopen(s->log);
+		ret = log_reopen(s->env.log);
 		if (ret)
 			pr_err("reopening the access log: %s", strerror(-ret));
 	}
@@ -196,20 +263,25 @@ static void on_signal(struct server *s)
 static void on_completions(struct server *s)
 {
 	struct pmem_zc_completion done[32];
+	unsigned int j;
 	int n, i;
 
 	do {
-		n = xfer_reap(s->x, done, ARRAY_SIZE(done));
+		n = xfer_reap(s->env.x, done, ARRAY_SIZE(done));
 		for (i = 0; i < n; i++)
-			conn_completion(s, &done[i]);
+			conn_completion(&s->env, &done[i]);
 	} while (n == ARRAY_SIZE(done));
 	if (n < 0)
 		pr_err("reading completions: %s", strerror(-n));
-	conn_room(s);
+	for (j = 0; j < s->nslots; j++)
+		if (s->slots[j].conn)
+			conn_room(&s->env, s->slots[j].conn);
 }
 
 static void dispatch(struct server *s, const struct epoll_event *ev)
 {
+	struct conn *c;
+
 	switch (ev->data.u64) {
 	case EP_LISTEN:
 		serve_accept(s);
@@ -220,8 +292,10 @@ static void dispatch(struct server *s, const struct epoll_event *ev)
 	case EP_XFER:
 		on_completions(s);
 		break;
-	default:
-		conn_event(s, &s->conns[ev->data.u64 - EP_CONN], ev->events);
+	default:	/* unless an event before it in @ev closed it */
+		c = s->slots[ev->data.u64 - EP_CONN].conn;
+		if (c)
+			conn_event(&s->env, c, ev->events);
 	}
 }
 
@@ -229,15 +303,11 @@ static void timers(struct server *s, double now)
 {
 	unsigned int i;
 
-	if (!s->accepting && !s->stopping && now >= s->accept_again)
+	if (!s->accepting && !s->env.stopping && now >= s->accept_again)
 		accept_on(s, true);
-	for (i = 0; i < s->nslots; i++) {
-		struct conn *c = &s->conns[i];
-
-		if (c->state != C_FREE && c->state != C_ZOMBIE &&
-		    now >= c->deadline)
-			conn_timeout(s, c);
-	}
+	for (i = 0; i < s->nslots; i++)
+		if (s->slots[i].conn)
+			conn_timer(&s->env, s->slots[i].conn, now);
 }
 
 static void run_pending(struct server *s)
@@ -245,20 +315,21 @@ static void run_pending(struct server *s)
 	unsigned int i;
 
 	for (i = 0; i < s->nslots && s->pending; i++)
-		if (s->conns[i].pending)
-			conn_parse(s, &s->conns[i]);
+		if (s->slots[i].pending)
+			conn_parse(&s->env, s->slots[i].conn);
 }
 
 static int wait_ms(const struct server *s)
 {
 	if (s->pending || s->stop_asked)
 		return 0;
-	return s->used || s->stopping || !s->accepting ? TICK_S * 1000 : -1;
+	return s->used || s->env.stopping || !s->accepting ?
+	       TICK_S * 1000 : -1;
 }
 
 static bool finished(const struct server *s)
 {
-	return s->stopping && (!s->used || serve_now() >= s->stop_deadline);
+	return s->env.stopping && (!s->used || now_mono() >= s->stop_deadline);
 }
 
 static int serve_loop(struct server *s)
@@ -278,22 +349,15 @@ static int serve_loop(struct server *s)
 		run_pending(s);
 		if (s->stop_asked)
 			serve_stop(s);
-		if (serve_now() >= next_tick) {
-			next_tick = serve_now() + TICK_S;
-			timers(s, serve_now());
+		if (now_mono() >= next_tick) {
+			next_tick = now_mono() + TICK_S;
+			timers(s, now_mono());
 		}
 	}
 	return RC_OK;
 }
 
 /* --- a worker ------------------------------------------------------------- */
-
-static int watch_fd(int ep, int fd, uint64_t tag)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
-
-	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-}
 
 /*
  * The soft limit on open files (1024 by default) is below what --max-conns
@@ -315,23 +379,25 @@ static void raise_nofile(rlim_t want)
 
 static int worker_setup(struct server *s, sigset_t *sigs)
 {
+	struct conn_env *e = &s->env;
+
 	/* multipart boundaries: unlike any other server's, or a worker's */
-	if (getrandom(&s->boundary, sizeof(s->boundary), GRND_NONBLOCK) !=
-	    sizeof(s->boundary))
-		s->boundary = (uint64_t)time(NULL) << 20 ^ getpid();
-	s->nslots = 2 * s->cfg->max_conns + SLOT_SLACK;
+	if (getrandom(&e->boundary, sizeof(e->boundary), GRND_NONBLOCK) !=
+	    sizeof(e->boundary))
+		e->boundary = (uint64_t)time(NULL) << 20 ^ getpid();
+	s->nslots = 2 * e->cfg->max_conns + SLOT_SLACK;
 	if (s->nslots > SLOTS_MAX)
 		s->nslots = SLOTS_MAX;
-	s->conns = calloc(s->nslots, sizeof(*s->conns));
+	s->slots = calloc(s->nslots, sizeof(*s->slots));
 	raise_nofile(2 * s->nslots + 64);	/* a socket and a file each */
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	s->sfd = signalfd(-1, sigs, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (!s->conns || s->ep < 0 || s->sfd < 0 ||
+	if (!s->slots || s->ep < 0 || s->sfd < 0 ||
 	    watch_fd(s->ep, s->sfd, EP_SIGNAL)) {
 		pr_err("worker set-up: %s", strerror(errno));
 		return -1;
 	}
-	if (s->x && watch_fd(s->ep, xfer_fd(s->x), EP_XFER)) {
+	if (e->x && watch_fd(s->ep, xfer_fd(e->x), EP_XFER)) {
 		pr_err("%s", strerror(errno));
 		return -1;
 	}
@@ -344,23 +410,9 @@ static void worker_cleanup(struct server *s)
 {
 	unsigned int i;
 
-	for (i = 0; s->conns && i < s->nslots; i++) {
-		struct conn *c = &s->conns[i];
-
-		if (c->state == C_FREE)
-			continue;
-		if (c->fd >= 0 && c->inflight) {
-			/* a reset lets TCP drop the pages now, not at its timeout */
-			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-			setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-		}
-		if (c->fd >= 0)
-			close(c->fd);
-		if (c->file.fd >= 0)
-			close(c->file.fd);
-		free(c->in);
-	}
+	for (i = 0; s->slots && i < s->nslots; i++)
+		if (s->slots[i].conn)
+			conn_destroy(&s->env, s->slots[i].conn);
 	if (s->lfd >= 0)
 		close(s->lfd);
 }
@@ -370,19 +422,22 @@ static int worker_run(const struct serve_cfg *cfg, struct access_log *log,
 		      int lfd, struct serve_totals *tot, sigset_t *sigs,
 		      struct xfer *x)
 {
-	struct server s = { .cfg = cfg, .log = log, .lfd = lfd, .tot = tot,
-			    .ep = -1, .sfd = -1, .x = x };
+	struct server s = { .ep = -1, .lfd = lfd, .sfd = -1,
+			    .env = { .cfg = cfg, .x = x, .log = log,
+				     .tot = tot } };
 	int ret = RC_FAIL;
 
+	s.env.srv = &s;
 	if (!worker_setup(&s, sigs))
 		ret = serve_loop(&s);
 	worker_cleanup(&s);
-	if (s.stale)
-		pr_err("%" PRIu64 " completions named no connection", s.stale);
+	if (s.env.stale)
+		pr_err("%" PRIu64 " completions named no connection",
+		       s.env.stale);
 	if (log->lost)
 		pr_err("%" PRIu64 " access log lines lost", log->lost);
-	xfer_close(s.x);
-	free(s.conns);
+	xfer_close(s.env.x);
+	free(s.slots);
 	if (s.ep >= 0)
 		close(s.ep);
 	if (s.sfd >= 0)
