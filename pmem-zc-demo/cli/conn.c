@@ -123,8 +123,16 @@ static void conn_reset(struct conn *c)
 		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 }
 
+static void conn_log(struct conn_env *e, struct conn *c);
+
+/*
+ * A response still under way (the worker ends with it past
+ * --drain-timeout) is logged as it stands, as conn_abort() logs one.
+ */
 void conn_destroy(struct conn_env *e, struct conn *c)
 {
+	if (c->r.under_way)
+		conn_log(e, c);
 	conn_reset(c);
 	close_file(c);
 	if (c->fd >= 0)

@@ -70,7 +70,10 @@ struct conn_env {
  */
 struct conn *conn_start(struct conn_env *e, unsigned int slot, int fd,
 			const struct sockaddr_storage *peer, bool reject);
-/* Ends @c's life: reset (sends in flight), close, free, serve_release(). */
+/*
+ * Ends @c's life: a response under way logged as it stands, reset (sends
+ * in flight), close, free, serve_release().
+ */
 void conn_destroy(struct conn_env *e, struct conn *c);
 void conn_event(struct conn_env *e, struct conn *c, uint32_t events);
 /* The pipelined request that serve_pending() announced. */

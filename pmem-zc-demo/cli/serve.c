@@ -292,7 +292,13 @@ static void dispatch(struct server *s, const struct epoll_event *ev)
 	case EP_XFER:
 		on_completions(s);
 		break;
-	default:	/* unless an event before it in @ev closed it */
+	/*
+	 * A connection: unless an event before it in @ev ended it. (Or ended
+	 * it and accepted another into its slot: that one then gets an event
+	 * meant for the first, which for a connection in C_READ means one
+	 * recv() of EAGAIN or of its own request; harmless.)
+	 */
+	default:
 		c = s->slots[ev->data.u64 - EP_CONN].conn;
 		if (c)
 			conn_event(&s->env, c, ev->events);

@@ -1336,6 +1336,43 @@ static void slow_first_head(void)
 	is_int(srv_stop(&s), 0, "slow-head server exits 0");
 }
 
+/*
+ * A download still under way when --drain-timeout ends is cut, and logged
+ * as it stands (as a send timeout's is): the access log and the summary
+ * count it.
+ */
+static void drain_cut(void)
+{
+	static const char req[] = "GET /big HTTP/1.1\r\nHost: t\r\n\r\n";
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), small = 4096, rc;
+	const char *line;
+	struct srv s;
+	char *txt;
+
+	if (!srv_start(&s, "drain", fake_bin, NULL, "--bind", "127.0.0.1",
+		       "--drain-timeout", "1s", NULL))
+		return;
+	sa.sin_port = htons(s.port);
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	send(fd, req, sizeof(req) - 1, 0);
+	sleep_ms(300);			/* the response under way, stalled */
+	kill(s.pid, SIGTERM);
+	rc = wait_exit(s.pid, 30);
+	close(fd);
+	txt = slurp(s.err, NULL);
+	line = log_of(&s, "GET /big");
+	ok(!rc && txt && strstr(txt, "summary: requests=1 ") &&
+	   strstr(line, "\"GET /big HTTP/1.1\" 200 ") &&
+	   !strstr(line, "\" 200 8388608 "),
+	   "a download cut at --drain-timeout is logged and counted as it stands");
+	if (!line[0] || !txt || !strstr(txt, "summary: requests=1 "))
+		diag("  log: %s; %s", line, txt ? strstr(txt, "summary") : "-");
+	free(txt);
+}
+
 static void workers_and_count(void)
 {
 	struct srv s;
@@ -1399,4 +1436,5 @@ void test_serve(void)
 	limits_flood();
 	slow_first_head();
 	workers_and_count();
+	drain_cut();
 }
