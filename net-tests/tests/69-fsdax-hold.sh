@@ -107,7 +107,9 @@ fsdax_cases() {
 						done
 					done
 				done
-				echo "$dev $fs vmsplice sigtruncate Y"
+				for path in vmsplice $splice; do
+					echo "$dev $fs $path sigtruncate Y"
+				done
 			done
 			for fix in Y N; do
 				for path in vmsplice zerocopy uring odwrite odread $splice; do
@@ -168,6 +170,7 @@ fsdax_cases() {
 			echo "prd ext4 sendfile truncate $fix"
 		done
 		echo "prd ext4 sendfile truncate C"
+		echo "prd ext4 sendfile sigtruncate Y"
 		echo "prd ext4 splice unlink Y"
 		echo "prd ext4 sendfile umount Y"
 		echo "prd xfsr sendfile reflink Y"
