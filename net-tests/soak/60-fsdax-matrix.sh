@@ -6,7 +6,7 @@
 # and off, on ext4 and XFS over prd pages=devmap and over nd_pmem's fsdax
 # namespace; the unfixed zero and insert are left out (they free no block
 # to leak); on 6.12 also splice and sendfile (the DAX splice series), by
-# reference, unentered (N) and copied (C). make check runs 48 of these
+# reference, unentered (N) and copied (C). make check runs 49 of these
 # cases on 6.12 (FSDAX_MATRIX=check) and 13 on 6.1 (FSDAX_MATRIX=subset).
 # shellcheck source=../tests/69-fsdax-hold.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/69-fsdax-hold.sh"
