@@ -19,9 +19,13 @@
  * referenced; a killed wait leaves the region (memory, memmap) leaked
  * rather than freeing a memmap that someone still points into.
  *
- * Port to Linux 6.1 of the 2014 RFC by Ross Zwisler, Boaz Harrosh and
- * Yigal Korman ("pmem: Support for struct page with Persistent Memory
- * storage").
+ * Port to Linux 6.1 and 6.12 of the 2014 RFC by Ross Zwisler, Boaz Harrosh
+ * and Yigal Korman ("pmem: Support for struct page with Persistent Memory
+ * storage"), whose prd.c was derived from brd.c:
+ *
+ * Copyright (c) 2014, Intel Corporation.
+ * Copyright (C) 2007 Nick Piggin
+ * Copyright (C) 2007 Novell Inc.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
