@@ -1,0 +1,82 @@
+# pmem_zc's ioctls fuzzed (issue 26, part 1): net-tests/tools/zc_fuzz.c,
+# structure-aware, seeded, with a racer (close, dup2, shutdown, truncate,
+# punch, fork, signals) and a completion reader beside two callers. The
+# pool: prd disk and partitions, DAX files on ext4 over prd, a file the
+# racer truncates, a partition and a file that must not change (checksums
+# before and after), a write-only partition and file (a source read(2)
+# refuses), copy targets (a prd partition, a loop device), an active swap
+# device (write(2) refuses it: ETXTBSY), a non-prd disk, a tmpfs file, a
+# directory, and the fuzzer's own sockets, pipes, eventfd, memfd, io_uring,
+# closed numbers and /dev/pmem_zc. Then both modules unload (no reference
+# left). Passes with 0 failures, 0 changed bytes and no splat; the call
+# logs of a failing run are kept in the results.
+# FUZZ_SECS (120) and FUZZ_CALLS (100000): it stops at the first reached;
+# FUZZ_SEED (the date's day number unless set) is printed to re-run it.
+TEST_TIMEOUT=600
+FUZZ_SECS=${FUZZ_SECS:-120}
+FUZZ_CALLS=${FUZZ_CALLS:-100000}
+FUZZ_SEED=${FUZZ_SEED:-$(( $(date +%s) / 86400 ))}
+
+test_run() {
+	{
+		echo "SECS=$FUZZ_SECS CALLS=$FUZZ_CALLS SEED=$FUZZ_SEED"
+		cat <<'JOB'
+. /top/vm/guest/lib.sh
+FZ=/top/net-tests/tools/bin/zc_fuzz
+load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
+# pmem0: p1 a copy target, p2 must not change (a copy past p1's end would
+# land there), p3 opened write-only
+printf 'label: dos\n2048,32768,L\n34816,32768,L\n67584,32768,L\n' | sfdisk -q /dev/pmem0 || fail "sfdisk"
+wait_for 10 test -b /dev/pmem0p3 || fail "no partitions"
+randfill $((16 << 20)) > /dev/pmem0p2 || fail "fill p2"
+mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mkdir -p /mnt /mnt2 && mount -o dax /dev/pmem1 /mnt || fail "mkfs pmem1"
+randfill $((4 << 20)) > /mnt/src || fail "src"
+randfill $((1 << 20)) > /mnt/ro || fail "ro"
+randfill $((4 << 20)) > /mnt/tsrc || fail "tsrc"
+randfill $((1 << 20)) > /mnt/wfile || fail "wfile"
+mkdir /mnt/dir
+mkfs.ext4 -q -F -b 4096 /dev/vda && mount /dev/vda /mnt2 || fail "vda fs"
+randfill 65536 > /mnt2/nondax; randfill 65536 > /tmp/tmpfs-file; sync
+truncate -s 16M /tmp/dst.img && losetup /dev/loop0 /tmp/dst.img || fail "loop0"
+truncate -s 16M /tmp/swap.img && losetup /dev/loop1 /tmp/swap.img &&
+	mkswap /dev/loop1 > /dev/null && swapon /dev/loop1 || fail "swap"
+mkdir -p /tmp/fz
+$FZ --seed $SEED --calls $CALLS --secs $SECS --threads 2 --log /tmp/fz \
+	--src /dev/pmem0 --src /mnt/src --src /dev/pmem1 \
+	--ro /dev/pmem0p2 --ro /mnt/ro \
+	--wsrc /dev/pmem0p3 --wsrc /mnt/wfile \
+	--dst /dev/pmem0p1 --dst /dev/loop0 \
+	--nodst /dev/loop1 --tsrc /mnt/tsrc \
+	--misc /dev/vda --misc /mnt2/nondax --misc /tmp/tmpfs-file --misc /mnt/dir \
+	> /work/fuzz.out 2>&1
+echo $? > /work/fuzz.rc
+cat /work/fuzz.out
+[ "$(cat /work/fuzz.rc)" = 0 ] || cp -r /tmp/fz /work/calls
+swapoff /dev/loop1; losetup -d /dev/loop1 /dev/loop0
+umount /mnt /mnt2
+# every send's pages released, no reference left: both unload
+wait_for 30 sh -c '[ "$(cat /sys/class/misc/pmem_zc/stats/ops_inflight)" = 0 ]'
+rmmod pmem_zc && rmmod prd && echo unloaded > /work/unload || fail "rmmod"
+JOB
+	} > "$T/A.job"
+	vm_run A "$T" A.job 500 || return 1
+	local out rc last
+	out=$T/fuzz.out rc=$(cat "$T/fuzz.rc" 2> /dev/null)
+	last=$(grep '^zc_fuzz: seed=' "$out")
+	grep -a '^zc_fuzz: FAILURE' "$out" | head -20
+	[ -n "$last" ] || { echo "not ok - no summary line"; tail -5 "$out"; return 1; }
+	echo "# $last"
+	echo "# $(grep '^zc_fuzz: errnos:' "$out")"
+	[ "$rc" = 0 ] && [[ $last =~ failures=0$ ]] ||
+		{ echo "not ok - fuzz failures (seed $FUZZ_SEED; call logs in $T/calls)"; return 1; }
+	[[ $last =~ ro_checked=2\ ro_changed=0 ]] ||
+		{ echo "not ok - the read-only sources were not all checked unchanged"; return 1; }
+	[[ $last =~ calls=([0-9]+)\ secs=([0-9.]+) ]] || return 1
+	local calls=${BASH_REMATCH[1]} secs=${BASH_REMATCH[2]}
+	[ "$calls" -ge "$FUZZ_CALLS" ] || [ "${secs%.*}" -ge $((FUZZ_SECS - 1)) ] ||
+		{ echo "not ok - stopped early: $calls calls in $secs s"; return 1; }
+	[[ $last =~ sends_ok=[1-9] ]] && [[ $last =~ copies_ok=[1-9] ]] ||
+		{ echo "not ok - no send or no copy succeeded: the fuzzer reached no success path"; return 1; }
+	[ -e "$T/unload" ] || { echo "not ok - the modules did not unload"; return 1; }
+	echo "# $calls calls in $secs s, 0 failures, the read-only sources unchanged, both modules unloaded"
+}
