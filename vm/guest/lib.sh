@@ -134,10 +134,7 @@ http {
 CONF
 }
 nginx_start() { $NGINX && wait_for 10 listening 8080; }
-nginx_stop() {
-	$NGINX -s stop
-	for ns_i in $(seq 50); do pidof nginx > /dev/null || break; sleep 0.2; done
-}
+nginx_stop() { $NGINX -s stop; wait_for 10 sh -c '! pidof nginx'; }
 
 # --- benchmarks -----------------------------------------------------------
 # cpu_busy: busy jiffies (USER_HZ, 100/s) of all CPUs: user, nice, system,

@@ -562,19 +562,33 @@ static void concurrent(const struct srv *s)
 }
 
 /* A client that asks for 8 MiB with a tiny receive buffer, never reads. */
-static void stalled(const struct srv *s)
+/*
+ * A client on 127.0.0.1:@port that asks for /big with a 4 KiB receive
+ * buffer and reads nothing: its socket, or -1.
+ */
+static int stalled_client(int port)
 {
 	static const char req[] = "GET /big HTTP/1.1\r\nHost: t\r\n\r\n";
 	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons(s->port) };
+				  .sin_port = htons(port) };
 	int fd = socket(AF_INET, SOCK_STREAM, 0), small = 4096;
-	char *log;
 
 	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-	ok(!connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
-	   send(fd, req, sizeof(req) - 1, 0) == sizeof(req) - 1,
-	   "a client asks for 8 MiB and stops reading");
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    send(fd, req, sizeof(req) - 1, 0) != sizeof(req) - 1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void stalled(const struct srv *s)
+{
+	int fd = stalled_client(s->port);
+	char *log;
+
+	ok(fd >= 0, "a client asks for 8 MiB and stops reading");
 	sleep_ms(300);
 	ok(!curl(tpath("body"), url(s, "127.0.0.1", "f1M1"), NULL) &&
 	   same_file(tpath("body"), rpath("f1M1")),
@@ -1343,21 +1357,15 @@ static void slow_first_head(void)
  */
 static void drain_cut(void)
 {
-	static const char req[] = "GET /big HTTP/1.1\r\nHost: t\r\n\r\n";
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int fd = socket(AF_INET, SOCK_STREAM, 0), small = 4096, rc;
 	const char *line;
 	struct srv s;
 	char *txt;
+	int fd, rc;
 
 	if (!srv_start(&s, "drain", fake_bin, NULL, "--bind", "127.0.0.1",
 		       "--drain-timeout", "1s", NULL))
 		return;
-	sa.sin_port = htons(s.port);
-	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-	connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	send(fd, req, sizeof(req) - 1, 0);
+	fd = stalled_client(s.port);
 	sleep_ms(300);			/* the response under way, stalled */
 	kill(s.pid, SIGTERM);
 	rc = wait_exit(s.pid, 30);
