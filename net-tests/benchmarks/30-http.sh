@@ -6,7 +6,10 @@
 # reference); there, nginx again with fs.dax_splice_read 0 (nginx-daxcopy: the copy every other
 # kernel makes); nginx on the same files on ext4 without DAX, page cache
 # warm. Files: one of 1 MiB, one of
-# 64 MiB, 1000 of 64 KiB (wrk walks them); 1 and 16 connections, 4 s each.
+# 64 MiB, 1000 of 64 KiB (s) and 1000 of 4 KiB (s4k) (wrk walks them); 1
+# and 16 connections, 4 s each. No access log on either side (nginx's
+# access_log off, serve's --access-log off); serve with its open-file
+# cache (the default), nginx without one (its default).
 # Rows http-SERVER-FILES-cCONN: requests/s, MB/s (body and headers, as wrk
 # counts), guest A's CPU seconds per GiB (all CPUs) and the page cache it
 # holds (MiB above the level before the server started). In $T/raw.txt.
@@ -16,20 +19,22 @@ BENCH_REPS=${BENCH_REPS:-5}
 test_run() {
 	cat > "$T/B.job" <<'JOB'
 . /top/vm/guest/lib.sh
-cat > /tmp/small.lua <<'LUA'
+for d in s s4k; do
+cat > /tmp/$d.lua <<LUA
 n = 0
 request = function()
 	n = n + 1
-	return wrk.format(nil, "/s/" .. (n % 1000 + 1))
+	return wrk.format(nil, "/$d/" .. (n % 1000 + 1))
 end
 LUA
+done
 # run the requests A writes as /work/req.N ("PATH CONNS", or "end")
 n=1
 while :; do
 	wait_work req.$n 900 || fail "no request $n from A"
 	read -r path conns < /work/req.$n
 	[ "$path" = end ] && break
-	script=; [ "$path" = /s ] && script="-s /tmp/small.lua"
+	script=; case $path in /s|/s4k) script="-s /tmp$path.lua" ;; esac
 	wrk -t1 -c$conns -d4s $script http://$PEER_A:8080$path > /tmp/wrk 2>&1 || { cat /tmp/wrk; fail "wrk $path"; }
 	cp /tmp/wrk /work/wrk.$n
 	touch /work/done.$n
@@ -48,8 +53,9 @@ mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mount /dev/pmem1 /mnt/pc || fail "ext4"
 for r in /mnt/dax /mnt/pc; do
 	head -c $((1 << 20)) /dev/urandom > $r/f1M
 	head -c $((64 << 20)) /dev/urandom > $r/f64M
-	mkdir -p $r/s
+	mkdir -p $r/s $r/s4k
 	for i in $(seq 1000); do head -c 65536 /dev/urandom > $r/s/$i; done
+	for i in $(seq 1000); do head -c 4096 /dev/urandom > $r/s4k/$i; done
 done
 sync
 cached() { awk '/^Cached:/ {print $2}' /proc/meminfo; }
@@ -66,19 +72,19 @@ SERVERS="pmemzc nginx-dax nginx-pc"
 for rep in $(seq $REPS); do
 	for srv in $SERVERS; do
 		sync; echo 3 > /proc/sys/vm/drop_caches
-		[ $srv = nginx-pc ] && cat /mnt/pc/f1M /mnt/pc/f64M /mnt/pc/s/* > /dev/null
+		[ $srv = nginx-pc ] && cat /mnt/pc/f1M /mnt/pc/f64M /mnt/pc/s/* /mnt/pc/s4k/* > /dev/null
 		c0=$(cached)
 		case $srv in
-		pmemzc) $ZC serve --root /mnt/dax --port 8080 --access-log /dev/null > /tmp/serve.out 2>&1 & s=$! ;;
+		pmemzc) $ZC serve --root /mnt/dax --port 8080 --access-log off > /tmp/serve.out 2>&1 & s=$! ;;
 		nginx-dax|nginx-daxcopy)
 			[ -e $SCTL ] && { [ $srv = nginx-daxcopy ] && echo 0 || echo 1; } > $SCTL
 			nginx_conf /mnt/dax; $NGINX || fail "nginx" ;;
 		nginx-pc) nginx_conf /mnt/pc; $NGINX || fail "nginx" ;;
 		esac
 		wait_for 10 listening 8080 || fail "$srv not listening"
-		for files in f1M f64M s; do
+		for files in f1M f64M s s4k; do
 			for conns in 1 16; do
-				path=/$files; [ $files = s ] && path=/s
+				path=/$files
 				b0=$(cpu_busy)
 				echo "$path $conns" > /work/req.$n
 				wait_work done.$n 120 || fail "wrk $n never ended"
@@ -94,7 +100,9 @@ for rep in $(seq $REPS); do
 			done
 		done
 		case $srv in
-		pmemzc) kill -TERM $s; wait $s ;;
+		pmemzc) kill -TERM $s; wait $s
+			# the open-file cache must have served
+			grep -q 'open-file cache: hits=[1-9]' /tmp/serve.out || fail "open-file cache: $(cat /tmp/serve.out)" ;;
 		*) nginx_stop ;;
 		esac
 		[ -e $SCTL ] && echo 0 > $SCTL

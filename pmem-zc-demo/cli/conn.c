@@ -28,6 +28,7 @@
 #include <sys/sendfile.h>
 
 #include "conn.h"
+#include "fcache.h"
 #include "files.h"
 #include "net.h"
 #include "report.h"
@@ -65,7 +66,6 @@ struct conn_resp {
 	bool wait_room;			/* ENOBUFS, nothing of ours in flight */
 	int status;
 	struct file_ref file;		/* closed before the next one */
-	char etag[HTTP_ETAG_LEN], mtime[HTTP_DATE_LEN];
 	size_t out_len, out_off;	/* the head (or a part's) in c->out */
 	uint64_t pos, end;		/* body bytes of the file */
 	struct conn_parts parts;
@@ -104,11 +104,9 @@ static void watch(struct conn_env *e, struct conn *c, uint32_t events)
 	serve_watch(e->srv, c->slot, c->fd, events);
 }
 
-static void close_file(struct conn *c)
+static void close_file(struct conn_env *e, struct conn *c)
 {
-	if (c->r.file.fd >= 0)
-		close(c->r.file.fd);
-	c->r.file.fd = -1;
+	fcache_close(e->fc, &c->r.file);
 }
 
 /*
@@ -134,7 +132,7 @@ void conn_destroy(struct conn_env *e, struct conn *c)
 	if (c->r.under_way)
 		conn_log(e, c);
 	conn_reset(c);
-	close_file(c);
+	close_file(e, c);
 	if (c->fd >= 0)
 		close(c->fd);
 	serve_release(e->srv, c->slot);
@@ -148,7 +146,7 @@ static void conn_close(struct conn_env *e, struct conn *c)
 		conn_destroy(e, c);
 		return;
 	}
-	close_file(c);
+	close_file(e, c);
 	close(c->fd);	/* leaves the epoll set */
 	c->fd = -1;
 	c->r.wait_room = false;
@@ -234,7 +232,7 @@ static void conn_linger(struct conn_env *e, struct conn *c)
 /* The response is complete: log it, then the next request or the end. */
 static void conn_done(struct conn_env *e, struct conn *c)
 {
-	close_file(c);
+	close_file(e, c);
 	conn_log(e, c);
 	if (c->r.close_after) {
 		conn_linger(e, c);
@@ -491,19 +489,18 @@ static int answer_file(struct conn_env *e, struct conn *c, struct http_resp *h)
 	bool range_ok;
 	int st;
 
-	st = files_open(e->cfg->root_fd, req->path, req->slash, e->cfg->index,
-			&c->r.file);
+	st = fcache_open(e->fc, e->cfg->root_fd, req->path, req->slash,
+			 e->cfg->index, &c->r.file, now_mono());
 	if (st)
 		return st;
 	size = c->r.file.st.st_size;
-	http_etag(c->r.etag, sizeof(c->r.etag), &c->r.file.st);
-	http_date(c->r.mtime, c->r.file.st.st_mtime);
-	h->etag = c->r.etag;
+	h->etag = c->r.file.etag;
 	h->ranges_off = !e->cfg->max_ranges;
-	h->last_modified = c->r.mtime;
+	h->last_modified = c->r.file.mtime;
 	h->total = size;
 	len = size;
-	st = http_conditional(req, c->r.etag, c->r.file.st.st_mtime, &range_ok);
+	st = http_conditional(req, c->r.file.etag, c->r.file.st.st_mtime,
+			      &range_ok);
 	if (!st && !req->head && req->range.p && range_ok)
 		switch (http_ranges_parse(req->range, size, c->ranges,
 					  e->cfg->max_ranges, &n)) {
@@ -585,7 +582,7 @@ static void conn_answer(struct conn_env *e, struct conn *c)
 		e->date_t = now;
 		http_date(e->date, now);
 	}
-	close_file(c);	/* (closed at its end) before the reset forgets it */
+	close_file(e, c);	/* (closed at its end) before the reset forgets it */
 	c->r = (struct conn_resp){
 		.under_way = true,
 		.close_after = c->req.status || c->reject ||
@@ -600,11 +597,15 @@ static void conn_answer(struct conn_env *e, struct conn *c)
 	if (c->r.status == 301 && c->req.path_raw.n >= HTTP_PATH_MAX * 2 - 1)
 		c->r.status = 414;
 	if (c->r.status != 200 && c->r.status != 206)
-		close_file(c);
+		close_file(e, c);
 	/* a file the module cannot send (not DAX): sendfile() from the start */
-	if (!c->r.by_copy && c->r.file.fd >= 0 && e->x &&
-	    !xfer_file_is_source(e->x, c->r.file.fd))
-		c->r.by_copy = true;
+	if (!c->r.by_copy && c->r.file.fd >= 0 && e->x) {
+		if (c->r.file.source < 0)
+			fcache_set_source(&c->r.file,
+					  xfer_file_is_source(e->x,
+							      c->r.file.fd));
+		c->r.by_copy = !c->r.file.source;
+	}
 	c->state = C_WRITE;
 	progress(e, c);
 	if (format_answer(e, c, &h))

@@ -49,6 +49,7 @@ struct conn_env {
 	struct server *srv;		/* handed back to serve_*() */
 	const struct serve_cfg *cfg;
 	struct xfer *x;			/* NULL: bodies by sendfile() only */
+	struct fcache *fc;		/* NULL: an open() per request */
 	struct access_log *log;
 	struct serve_totals *tot;	/* conn.c adds what it logs */
 	bool stopping;			/* draining: every answer closes */

@@ -11,19 +11,22 @@
 
 #include "files.h"
 
-static int open_beneath(int dir_fd, const char *path)
+static int open_beneath(int dir_fd, const char *path, bool no_symlinks)
 {
 	struct open_how how = {
 		/* O_NONBLOCK: a FIFO under the root must not block us */
 		.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
+			   (no_symlinks ? RESOLVE_NO_SYMLINKS : 0),
 	};
 
 	return syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
 }
 
-static int errno_status(int err)
+static int errno_status(int err, bool no_symlinks)
 {
+	if (err == ELOOP && no_symlinks)
+		return FILES_SYMLINK;
 	switch (err) {
 	case ENOENT:
 	case ENOTDIR:
@@ -45,15 +48,16 @@ static int errno_status(int err)
 }
 
 /* @fd is a directory: its index.html, or a status. */
-static int open_index(int dir_fd, bool slash, struct file_ref *f)
+static int open_index(int dir_fd, bool slash, bool no_symlinks,
+		      struct file_ref *f)
 {
 	int fd;
 
 	if (!slash)
 		return 301;
-	fd = open_beneath(dir_fd, "index.html");
+	fd = open_beneath(dir_fd, "index.html", no_symlinks);
 	if (fd < 0)
-		return errno == ENOENT ? 403 : errno_status(errno);
+		return errno == ENOENT ? 403 : errno_status(errno, no_symlinks);
 	close(f->fd);
 	f->fd = fd;
 	f->name = "index.html";
@@ -62,24 +66,40 @@ static int open_index(int dir_fd, bool slash, struct file_ref *f)
 	return S_ISREG(f->st.st_mode) ? 0 : 403;
 }
 
-int files_open(int root_fd, const char *path, bool slash, bool index,
-	       struct file_ref *f)
+void files_describe(struct file_ref *f)
+{
+	http_etag(f->etag, sizeof(f->etag), &f->st);
+	http_date(f->mtime, f->st.st_mtime);
+}
+
+int files_open_how(int root_fd, const char *path, bool slash, bool index,
+		   bool no_symlinks, struct file_ref *f)
 {
 	int ret = 0;
 
 	f->name = path;
-	f->fd = open_beneath(root_fd, path);
+	f->source = -1;
+	f->ent = NULL;
+	f->fd = open_beneath(root_fd, path, no_symlinks);
 	if (f->fd < 0)
-		return errno_status(errno);
+		return errno_status(errno, no_symlinks);
 	if (fstat(f->fd, &f->st))
 		ret = 500;
 	else if (S_ISDIR(f->st.st_mode))
-		ret = index ? open_index(f->fd, slash, f) : 403;
+		ret = index ? open_index(f->fd, slash, no_symlinks, f) : 403;
 	else if (!S_ISREG(f->st.st_mode))
 		ret = 403;
 	if (ret) {
 		close(f->fd);
 		f->fd = -1;
+		return ret;
 	}
-	return ret;
+	files_describe(f);
+	return 0;
+}
+
+int files_open(int root_fd, const char *path, bool slash, bool index,
+	       struct file_ref *f)
+{
+	return files_open_how(root_fd, path, slash, index, false, f);
 }

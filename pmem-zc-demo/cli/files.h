@@ -10,21 +10,41 @@
 #define PMEM_ZC_FILES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
+
+#include "http.h"
+
+struct fcache_entry;
 
 struct file_ref {
 	int fd;			/* open for reading, or -1 */
 	struct stat st;
 	const char *name;	/* what gives the Content-Type */
+	char etag[HTTP_ETAG_LEN], mtime[HTTP_DATE_LEN];	/* of st */
+	int8_t source;		/* pmem_zc takes it: 1, 0, -1 not known yet */
+	struct fcache_entry *ent;	/* the fd is the cache's: fcache.h */
 };
 
 /*
  * Open @path (relative, "." for the root) under @root_fd. A directory is
  * 403, or with @index its index.html (301 first when the target did not
- * end in '/'). Returns 0 with f->fd open, or the status to answer: 301,
- * 403, 404, 414, 500 or 503.
+ * end in '/'). Returns 0 with f->fd open and the rest of *f made (ent
+ * NULL), or the status to answer: 301, 403, 404, 414, 500 or 503.
  */
 int files_open(int root_fd, const char *path, bool slash, bool index,
 	       struct file_ref *f);
+
+/*
+ * files_open(), and with @no_symlinks no symbolic link followed on the
+ * way: FILES_SYMLINK when there was one (fcache.c caches only paths whose
+ * names are what they look like).
+ */
+#define FILES_SYMLINK	1
+int files_open_how(int root_fd, const char *path, bool slash, bool index,
+		   bool no_symlinks, struct file_ref *f);
+
+/* f->etag and f->mtime from f->st */
+void files_describe(struct file_ref *f);
 
 #endif

@@ -25,6 +25,9 @@ static int log_open_path(const char *path)
 
 int log_open(struct access_log *l, const char *path)
 {
+	l->off = !strcmp(path, "off");
+	if (l->off)
+		return 0;
 	l->path = strcmp(path, "-") ? path : NULL;
 	l->fd = l->path ? log_open_path(path) : STDOUT_FILENO;
 	return l->fd < 0 ? -errno : 0;
@@ -102,8 +105,11 @@ size_t log_format(char *buf, size_t size, const struct log_entry *e)
 void log_write(struct access_log *l, const struct log_entry *e)
 {
 	char line[LOG_LINE];
-	size_t n = log_format(line, sizeof(line), e);
+	size_t n;
 
+	if (l->off)
+		return;
+	n = log_format(line, sizeof(line), e);
 	if (l->fd < 0 || write(l->fd, line, n) != (ssize_t)n)
 		l->lost++;	/* a full disk must not stop the server */
 }

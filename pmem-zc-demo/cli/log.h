@@ -21,6 +21,7 @@
 struct access_log {
 	const char *path;	/* NULL: stdout */
 	int fd;
+	bool off;		/* "off": no log, as nginx's access_log off */
 	uint64_t lost;		/* lines that could not be written */
 };
 

@@ -28,6 +28,7 @@
 
 #include "cmds.h"
 #include "conn.h"
+#include "fcache.h"
 #include "msg.h"
 #include "net.h"
 #include "opts.h"
@@ -54,7 +55,7 @@
 #define WORKERS_MAX	64
 
 /* epoll tags below the connections' (slot + EP_CONN) */
-enum { EP_LISTEN, EP_SIGNAL, EP_XFER, EP_CONN };
+enum { EP_LISTEN, EP_SIGNAL, EP_XFER, EP_FCACHE, EP_CONN };
 
 /*
  * A slot of the worker's table: the connection in it (free: none), and
@@ -289,6 +290,8 @@ static void dispatch(struct server *s, const struct epoll_event *ev)
 	case EP_SIGNAL:
 		on_signal(s);
 		break;
+	case EP_FCACHE:		/* serve_loop() read it first */
+		break;
 	case EP_XFER:
 		on_completions(s);
 		break;
@@ -350,6 +353,10 @@ static int serve_loop(struct server *s)
 			pr_err("epoll_wait: %s", strerror(errno));
 			return RC_FAIL;
 		}
+		/* what changed before a request came is seen before it */
+		for (i = 0; i < n; i++)
+			if (ev[i].data.u64 == EP_FCACHE)
+				fcache_events(s->env.fc);
 		for (i = 0; i < n; i++)
 			dispatch(s, &ev[i]);
 		run_pending(s);
@@ -395,7 +402,8 @@ static int worker_setup(struct server *s, sigset_t *sigs)
 	if (s->nslots > SLOTS_MAX)
 		s->nslots = SLOTS_MAX;
 	s->slots = calloc(s->nslots, sizeof(*s->slots));
-	raise_nofile(2 * s->nslots + 64);	/* a socket and a file each */
+	/* a socket and a file each, and the cache's */
+	raise_nofile(2 * s->nslots + e->cfg->open_files + 64);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	s->sfd = signalfd(-1, sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (!s->slots || s->ep < 0 || s->sfd < 0 ||
@@ -406,6 +414,14 @@ static int worker_setup(struct server *s, sigset_t *sigs)
 	if (e->x && watch_fd(s->ep, xfer_fd(e->x), EP_XFER)) {
 		pr_err("%s", strerror(errno));
 		return -1;
+	}
+	if (e->cfg->open_files) {
+		e->fc = fcache_new(e->cfg->root_fd, e->cfg->open_files);
+		if (!e->fc || watch_fd(s->ep, fcache_fd(e->fc), EP_FCACHE)) {
+			pr_err("open-file cache: %s (--open-file-cache 0 goes without)",
+			       strerror(errno));
+			return -1;
+		}
 	}
 	accept_on(s, true);
 	return 0;
@@ -431,12 +447,18 @@ static int worker_run(const struct serve_cfg *cfg, struct access_log *log,
 	struct server s = { .ep = -1, .lfd = lfd, .sfd = -1,
 			    .env = { .cfg = cfg, .x = x, .log = log,
 				     .tot = tot } };
+	struct fcache_stats st;
 	int ret = RC_FAIL;
 
 	s.env.srv = &s;
 	if (!worker_setup(&s, sigs))
 		ret = serve_loop(&s);
 	worker_cleanup(&s);
+	st = fcache_stats(s.env.fc);
+	tot->cache_hits = st.hits;
+	tot->cache_misses = st.misses;
+	tot->cache_dropped = st.dropped;
+	fcache_free(s.env.fc);
 	if (s.env.stale)
 		pr_err("%" PRIu64 " completions named no connection",
 		       s.env.stale);
@@ -531,11 +553,17 @@ static void print_summary(const struct serve_totals *tot, unsigned int n)
 		t.bytes += tot[i].bytes;
 		t.by_ref += tot[i].by_ref;
 		t.copied += tot[i].copied;
+		t.cache_hits += tot[i].cache_hits;
+		t.cache_misses += tot[i].cache_misses;
+		t.cache_dropped += tot[i].cache_dropped;
 	}
 	fprintf(stderr, "%s: summary: requests=%" PRIu64 " bytes=%" PRIu64
 		" by_ref=%" PRIu64 " copied=%" PRIu64 " zero_copy=%s\n", prog,
 		t.requests, t.bytes, t.by_ref, t.copied,
 		zero_copy_word(t.by_ref, t.copied));
+	fprintf(stderr, "%s: open-file cache: hits=%" PRIu64 " misses=%"
+		PRIu64 " dropped=%" PRIu64 "\n", prog, t.cache_hits,
+		t.cache_misses, t.cache_dropped);
 }
 
 static const char *priv_str(const struct priv_id *id)
@@ -769,7 +797,7 @@ static int serve_parse(struct serve_args *a, int argc, char **argv)
 			"processes sharing the socket (1)", .min = 1,
 			.max = WORKERS_MAX),
 		OPT_ARG("access-log", OPT_STRING, &a->log_path, "FILE",
-			"the access log, - for stdout (-)"),
+			"the access log, - for stdout, off for none (-)"),
 		OPT_BOOL("index", &a->cfg.index,
 			 "serve DIR/index.html for a directory"),
 		OPT_BOOL("copy", &a->cfg.copy,
@@ -808,6 +836,9 @@ static int serve_parse(struct serve_args *a, int argc, char **argv)
 		OPT_ARG("chunk", OPT_SIZE, &a->cfg.chunk, "N",
 			"bytes per send at most (16M)", .min = 1,
 			.max = UINT64_MAX),
+		OPT_ARG("open-file-cache", OPT_COUNT, &a->cfg.open_files, "N",
+			"files kept open per worker, dropped when inotify says they changed; 0 opens each time (1024)",
+			.max = 1 << 20),
 		OPT_ARG("max-ranges", OPT_COUNT, &a->cfg.max_ranges, "N",
 			"ranges of a request, more get the whole file; 0 turns Range off (16)",
 			.max = HTTP_RANGES_MAX),
@@ -849,7 +880,7 @@ int cmd_serve(int argc, char **argv)
 			 .max_per_client = 64, .header_ms = 20000,
 			 .idle_ms = 60000, .send_ms = 60000,
 			 .drain_ms = 10000, .inflight = 4, .chunk = 16 << 20,
-			 .max_ranges = 16,
+			 .max_ranges = 16, .open_files = 1024,
 			 .log = { .fd = -1 } },
 		.bind_addr = "0.0.0.0", .log_path = "-", .workers = 1,
 		.body = "auto",

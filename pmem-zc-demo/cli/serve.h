@@ -25,6 +25,7 @@ struct serve_cfg {
 	uint64_t header_ms, idle_ms, send_ms, drain_ms;
 	uint64_t inflight, chunk;	/* per connection */
 	uint64_t max_ranges;		/* of a Range field, else 200 */
+	uint64_t open_files;		/* entries of the cache, 0: none */
 	unsigned int workers;
 	struct access_log log;
 };
@@ -32,6 +33,7 @@ struct serve_cfg {
 /* A worker's, in memory shared with the main process (the summary). */
 struct serve_totals {
 	uint64_t requests, bytes, by_ref, copied;
+	uint64_t cache_hits, cache_misses, cache_dropped;
 };
 
 #endif

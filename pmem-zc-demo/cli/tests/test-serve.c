@@ -6,7 +6,8 @@
  * headers, HEAD, ranges, 304s, keep-alive and pipelining, concurrent and
  * stalled clients, malformed requests, symlinks out of the root, limits
  * and timeouts, the access log and SIGHUP, SIGTERM during a download,
- * the copy fallback, --copy with the real static binary, workers, --count.
+ * the copy fallback, --copy with the real static binary, workers, --count,
+ * the open-file cache against files changed under it.
  * Every wait is bounded (curl --max-time, socket timeouts, wait_exit).
  */
 #define _GNU_SOURCE
@@ -21,9 +22,14 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/vfs.h>
 
 #include "tap.h"
 #include "tests.h"
@@ -40,6 +46,7 @@ static char root[256];
 static char *hdrs;		/* headers of the last curl() */
 
 static const char *log_of(const struct srv *s, const char *what);
+static bool cache_takes_root(void);
 
 /* --- the server and its clients ------------------------------------------- */
 
@@ -797,6 +804,7 @@ static void sigterm_download(struct srv *s)
 	struct reader *r = calloc(1, sizeof(*r));
 	int fd = tcp_to("127.0.0.1", s->port), rc;
 	char *body = NULL, *want = slurp(rpath("big"), NULL), *txt;
+	const char *hits;
 	size_t blen;
 	ssize_t n;
 
@@ -821,6 +829,167 @@ static void sigterm_download(struct srv *s)
 	/* but the multipart parts of 2K at most: 18 + 97 + 2048 bytes */
 	has(txt, " copied=2163 zero_copy=partial\n",
 	    "every file body zero-copy but the small multipart parts");
+	hits = txt ? strstr(txt, "open-file cache: hits=") : NULL;
+	ok(hits && (!cache_takes_root() || atoll(hits + 22) > 0),
+	   "a summary of the open-file cache, with hits");
+	free(txt);
+}
+
+/* --- the open-file cache -------------------------------------------------- */
+
+/* GET /@name: its body (malloc'd) and status. */
+static char *get_body(const struct srv *s, const char *name, int *status)
+{
+	curl(tpath("body"), url(s, "127.0.0.1", name), NULL);
+	*status = status_of(hdrs);
+	return slurp(tpath("body"), NULL);
+}
+
+/* Whether process @pid has a file open whose /proc link is @what. */
+static bool holds(pid_t pid, const char *what)
+{
+	char dir[64], p[320], link[512];
+	struct dirent *d;
+	bool found = false;
+	DIR *dp;
+	ssize_t n;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	dp = opendir(dir);
+	while (dp && !found && (d = readdir(dp))) {
+		snprintf(p, sizeof(p), "%s/%s", dir, d->d_name);
+		n = readlink(p, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		found = !strcmp(link, what);
+	}
+	if (dp)
+		closedir(dp);
+	return found;
+}
+
+/* The root is on a filesystem the cache takes (fcache.c: fs_reports()). */
+static bool cache_takes_root(void)
+{
+	struct statfs sfs;
+
+	if (statfs(root, &sfs))
+		return false;
+	return sfs.f_type == EXT4_SUPER_MAGIC || sfs.f_type == XFS_SUPER_MAGIC ||
+	       sfs.f_type == BTRFS_SUPER_MAGIC || sfs.f_type == TMPFS_MAGIC;
+}
+
+/* @what names a body of @want after GET /@name (status 200). */
+static void get_is(const struct srv *s, const char *name, const char *want,
+		   const char *what)
+{
+	int st;
+	char *b = get_body(s, name, &st);
+
+	ok(st == 200 && b && !strcmp(b, want), "cache: %s", what);
+	if (st != 200 || !b || strcmp(b, want))
+		diag("  got %d '%.40s'", st, b ? b : "");
+	free(b);
+}
+
+/*
+ * Each change the cache must see, made between two requests of the same
+ * path: the second answer is the new state, never the cached one.
+ */
+static void open_file_cache(const struct srv *s)
+{
+	char etag[128], *b;
+	int st, fd;
+	void *p;
+
+	write_file(rpath("c1"), "one\n", 4);
+	get_is(s, "c1", "one\n", "/c1 served");
+	if (cache_takes_root())
+		ok(holds(s->pid, rpath("c1")),
+		   "cache: the worker keeps /c1 open after its response");
+	else
+		ok(true, "cache: /c1 kept open # SKIP the test directory is on a filesystem the cache does not take");
+	write_file(rpath("c1"), "two!!\n", 6);
+	get_is(s, "c1", "two!!\n", "/c1 rewritten in place: the new bytes and length");
+	write_file(rpath("c1.tmp"), "three\n", 6);
+	rename(rpath("c1.tmp"), rpath("c1"));
+	get_is(s, "c1", "three\n", "a file renamed over /c1: served at once");
+	ok(!holds(s->pid, rpath("c1 (deleted)")),
+	   "cache: the file it replaced is closed");
+	unlink(rpath("c1"));
+	b = get_body(s, "c1", &st);
+	free(b);
+	is_int(st, 404, "cache: /c1 unlinked: 404");
+	mkdir(rpath("cd"), 0755);
+	write_file(rpath("cd/f"), "dir\n", 4);
+	get_is(s, "cd/f", "dir\n", "/cd/f served");
+	rename(rpath("cd"), rpath("cd2"));
+	b = get_body(s, "cd/f", &st);
+	free(b);
+	is_int(st, 404, "cache: the directory of /cd/f renamed: 404");
+	rename(rpath("cd2"), rpath("cd"));
+	get_is(s, "cd/f", "dir\n", "the directory renamed back: /cd/f again");
+	write_file(rpath("c2"), "c2\n", 3);
+	write_file(rpath("c3"), "c3\n", 3);
+	symlink("c2", rpath("cl"));
+	get_is(s, "cl", "c2\n", "/cl, a symbolic link to c2, served");
+	ok(!holds(s->pid, rpath("c2")),
+	   "cache: a path through a symbolic link is not kept");
+	unlink(rpath("cl"));
+	symlink("c3", rpath("cl"));
+	get_is(s, "cl", "c3\n", "/cl pointed at c3: served at once");
+	/* no inotify event: a store through a shared mapping, the fd kept */
+	write_file(rpath("cm"), "aaaa", 4);
+	curl(tpath("body"), url(s, "127.0.0.1", "cm"), NULL);
+	snprintf(etag, sizeof(etag), "%s", hval(hdrs, "ETag"));
+	fd = open(rpath("cm"), O_RDWR);
+	p = mmap(NULL, 4, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	sleep_ms(50);		/* a later mtime than the write's */
+	if (p != MAP_FAILED) {
+		memcpy(p, "bbbb", 4);
+		msync(p, 4, MS_SYNC);
+	}
+	sleep_ms(1100);		/* FCACHE_VALID_S */
+	curl(tpath("body"), url(s, "127.0.0.1", "cm"), NULL);
+	ok(p != MAP_FAILED && status_of(hdrs) == 200 && *etag &&
+	   strcmp(hval(hdrs, "ETag"), etag) &&
+	   same_file(rpath("cm"), tpath("body")),
+	   "cache: a store through a shared mapping (no inotify event): a new ETag after 1 s");
+	if (p != MAP_FAILED)
+		munmap(p, 4);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* --open-file-cache 2: the least recently used goes, its fd closed. */
+static void cache_evicts(void)
+{
+	struct srv s;
+	char *txt;
+
+	if (!cache_takes_root()) {
+		ok(true, "--open-file-cache 2 # SKIP not a filesystem the cache takes");
+		return;
+	}
+	if (!ok(srv_start(&s, "evict", fake_bin, NULL, "--bind", "127.0.0.1",
+			  "--open-file-cache", "2", "--access-log", "off",
+			  NULL),
+		"--open-file-cache 2: serve starts"))
+		return;
+	get_is(&s, "c2", "c2\n", "--open-file-cache 2: /c2");
+	get_is(&s, "c3", "c3\n", "--open-file-cache 2: /c3");
+	get_is(&s, "c2", "c2\n", "--open-file-cache 2: /c2 again");
+	get_is(&s, "cd/f", "dir\n", "--open-file-cache 2: /cd/f");
+	ok(holds(s.pid, rpath("c2")) && holds(s.pid, rpath("cd/f")) &&
+	   !holds(s.pid, rpath("c3")),
+	   "--open-file-cache 2: /c2 and /cd/f kept, /c3 (least recently used) closed");
+	is_int(srv_stop(&s), 0, "--open-file-cache 2: exits 0");
+	ok(access(s.log, F_OK) && errno == ENOENT,
+	   "--access-log off: no log written");
+	txt = slurp(s.err, NULL);
+	has(txt, "open-file cache: hits=1 misses=3 dropped=1\n",
+	    "--open-file-cache 2: its summary counts 1 hit, 3 misses, 1 dropped");
 	free(txt);
 }
 
@@ -965,6 +1134,18 @@ static void privileges(void)
 		curl(tpath("body"), url(&s, "127.0.0.1", files[i]), NULL);
 		is_int(status_of(hdrs), want[i], "--user nobody: /%s", files[i]);
 	}
+	/* each worker has served /pub and keeps it open by now */
+	for (i = 0; i < 4; i++)
+		curl(tpath("body"), url(&s, "127.0.0.1", "pub"), NULL);
+	chmod(pub, 0600);
+	for (i = n = 0; i < 4; i++) {
+		curl(tpath("body"), url(&s, "127.0.0.1", "pub"), NULL);
+		n += status_of(hdrs) == 403;
+	}
+	is_int(n, 4, "--user nobody: /pub made 0600 while cached: 403 from both workers (of 4)");
+	chmod(pub, 0644);
+	curl(tpath("body"), url(&s, "127.0.0.1", "pub"), NULL);
+	is_int(status_of(hdrs), 200, "--user nobody: /pub 0644 again: 200");
 	rename(priv, pub);	/* swapped under the server */
 	curl(tpath("body"), url(&s, "127.0.0.1", "pub"), NULL);
 	is_int(status_of(hdrs), 403, "--user nobody: a 0600 file renamed over /pub");
@@ -1429,9 +1610,11 @@ void test_serve(void)
 	timeouts(&s);
 	access_log(&s);
 	sighup(&s);
+	open_file_cache(&s);
 	sigterm_download(&s);
 	free(hdrs);
 	hdrs = NULL;
+	cache_evicts();
 	fallback("ENODEV");
 	fallback("ENOBUFS");
 	real_copy();
