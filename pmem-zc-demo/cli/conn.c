@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/sendfile.h>
 
 #include "conn.h"
@@ -152,6 +153,14 @@ static void conn_close(struct conn_env *e, struct conn *c)
 	c->r.wait_room = false;
 	c->state = C_ZOMBIE;
 	serve_uncount(e->srv, c->slot);
+}
+
+void conn_env_init(struct conn_env *e)
+{
+	/* multipart boundaries: unlike any other server's, or a worker's */
+	if (getrandom(&e->boundary, sizeof(e->boundary), GRND_NONBLOCK) !=
+	    sizeof(e->boundary))
+		e->boundary = (uint64_t)time(NULL) << 20 ^ getpid();
 }
 
 struct conn *conn_start(struct conn_env *e, unsigned int slot, int fd,

@@ -42,7 +42,9 @@ struct xfer;
 
 /*
  * A worker's, for its connections: one per worker, in serve.c's struct
- * server. serve.c seeds boundary and reports stale when the worker ends.
+ * server, made ready by conn_env_init() once the worker runs. serve.c
+ * reports stale when the worker ends; the rest of what conn.c writes is
+ * conn.c's alone.
  */
 struct conn_env {
 	/* written by serve.c, read by conn.c */
@@ -63,6 +65,9 @@ struct conn_env {
 };
 
 /* --- conn.c, called by serve.c -------------------------------------------- */
+
+/* conn.c's part of @e, in the worker's process (after fork). */
+void conn_env_init(struct conn_env *e);
 
 /*
  * A connection on @fd, accepted from @peer, in @slot (< 65536: the slot is

@@ -11,23 +11,28 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
 #include "fcache.h"
+#include "report.h"
 
 #define DIR_EVENTS	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
 			 IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 #define FILE_EVENTS	(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | \
 			 IN_DELETE_SELF | IN_MOVE_SELF)
-#define DEPTH_MAX	32	/* directories of a cached path */
+#define DEPTH_MAX	16	/* directories of a cached path */
+#define EVENTS_MAX	64	/* in one look: more, and everything goes */
+#define BACKOFF_S	1.0	/* no new entry after the watches ran out */
 
 struct fc_watch {
 	int wd;
@@ -37,8 +42,8 @@ struct fc_watch {
 struct fcache_entry {
 	struct fcache_entry *hnext;		/* hash chain */
 	struct fcache_entry *prev, *next;	/* LRU, newest first */
-	unsigned int refs;	/* the cache's while live, one per response */
-	bool live, slash;
+	unsigned int refs;	/* the cache's while cached, one per response */
+	bool slash;
 	uint32_t hash;
 	double checked;		/* made or last fstat() */
 	struct file_ref f;
@@ -54,7 +59,8 @@ struct wd_count {
 };
 
 struct fcache {
-	int ifd, root_fd;
+	int ifd, mfd, ep, root_fd;	/* inotify, mountinfo, epoll of both */
+	double no_new_until;		/* after ENOSPC or EMFILE */
 	unsigned int max, n, mask;
 	struct fcache_entry **bucket;
 	struct fcache_entry *head, *tail;
@@ -118,6 +124,8 @@ static int watch(struct fcache *fc, struct fcache_entry *e, const char *path,
 {
 	int wd = inotify_add_watch(fc->ifd, path, mask);
 
+	if (wd < 0 && errno == ENOSPC)	/* fs.inotify.max_user_watches */
+		fc->no_new_until = now_mono() + BACKOFF_S;
 	if (wd < 0)
 		return -errno;
 	if (wd_get(fc, wd)) {
@@ -174,17 +182,22 @@ static void drop(struct fcache *fc, struct fcache_entry *e)
 		p = &(*p)->hnext;
 	*p = e->hnext;
 	lru_unlink(fc, e);
-	e->live = false;
 	fc->n--;
-	fc->st.dropped++;
 	unwatch(fc, e);
 	entry_put(e);
 }
 
 static void drop_all(struct fcache *fc)
 {
+	fc->st.dropped += fc->n;
 	while (fc->head)
 		drop(fc, fc->head);
+}
+
+void fcache_flush(struct fcache *fc)
+{
+	if (fc)
+		drop_all(fc);
 }
 
 /* An event of watch @wd, about @name under it (NULL: itself). */
@@ -199,34 +212,58 @@ static void drop_wd(struct fcache *fc, int wd, const char *name)
 			if (e->w[i].wd == wd &&
 			    (!name || !e->w[i].child ||
 			     !strcmp(e->w[i].child, name))) {
+				fc->st.dropped++;
 				drop(fc, e);
 				break;
 			}
 	}
 }
 
-void fcache_events(struct fcache *fc)
+/* What inotify queued: entries dropped; false after EVENTS_MAX. */
+static bool read_events(struct fcache *fc)
 {
 	char buf[4096]
 		__attribute__((aligned(__alignof__(struct inotify_event))));
 	const struct inotify_event *ev;
+	unsigned int events = 0;
 	ssize_t n;
 	char *p;
 
-	if (!fc)
-		return;
 	for (;;) {
 		n = read(fc->ifd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return;
+			return true;
 		for (p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
 			ev = (const struct inotify_event *)p;
-			if (ev->mask & IN_Q_OVERFLOW)
-				drop_all(fc);
-			else
-				drop_wd(fc, ev->wd, ev->len ? ev->name : NULL);
+			if (ev->mask & IN_Q_OVERFLOW || ++events > EVENTS_MAX)
+				return false;
+			drop_wd(fc, ev->wd, ev->len ? ev->name : NULL);
+		}
+	}
+}
+
+/*
+ * Before each lookup: one epoll_wait() that says whether inotify queued
+ * anything or the mount table changed (a mount makes no inotify event).
+ * A storm of events (another user churning names under the root) drops
+ * everything, which takes the watches away and so ends the storm.
+ */
+void fcache_events(struct fcache *fc)
+{
+	struct epoll_event ev[2];
+	int i, n;
+
+	if (!fc)
+		return;
+	n = epoll_wait(fc->ep, ev, 2, 0);
+	for (i = 0; i < n; i++) {
+		if (ev[i].data.fd == fc->mfd || !read_events(fc)) {
+			drop_all(fc);
+			/* the rest of the queue names watches now gone */
+			while (read(fc->ifd, (char [4096]){ 0 }, 4096) > 0)
+				;
 		}
 	}
 }
@@ -277,6 +314,11 @@ static struct fcache_entry *entry_new(const char *path, bool slash,
 			*s = '\0';
 			depth++;
 		}
+	/* names as they look: no empty one, no "." ("a//b", "a/./b") */
+	for (s = e->names + len + 1; len && depth <= DEPTH_MAX &&
+	     s < e->names + 2 * len + 1; s += strlen(s) + 1)
+		if (!*s || !strcmp(s, "."))
+			depth = DEPTH_MAX + 1;
 	if (len && depth > DEPTH_MAX) {
 		free(e);
 		return NULL;
@@ -299,8 +341,6 @@ static int watch_dirs(struct fcache *fc, struct fcache_entry *e,
 
 	n = snprintf(p, sizeof(p), "/proc/self/fd/%d", fc->root_fd);
 	for (; len && name < end; name += strlen(name) + 1) {
-		if (!*name || !strcmp(name, "."))
-			return -EINVAL;
 		ret = watch(fc, e, p, DIR_EVENTS, name);
 		if (ret)
 			return ret;
@@ -341,17 +381,18 @@ static void insert(struct fcache *fc, struct fcache_entry *e)
 
 	e->hnext = *b;
 	*b = e;
-	e->live = true;
 	e->refs = 1;
 	fc->n++;
 	lru_push(fc, e);
-	if (fc->n > fc->max)
+	if (fc->n > fc->max) {
+		fc->st.evicted++;
 		drop(fc, fc->tail);
+	}
 }
 
 /*
- * A miss: opened as files_open() would (a path with a symbolic link is
- * served so, uncached); a file is then watched from the root down and
+ * A miss: opened as files_open() would (a path through a symbolic link or
+ * a mount point is served so, uncached); a file is then watched from the root down and
  * opened again under the watches, and that open is the entry.
  */
 static int fill(struct fcache *fc, int root_fd, const char *path, bool slash,
@@ -362,13 +403,13 @@ static int fill(struct fcache *fc, int root_fd, const char *path, bool slash,
 	int ret;
 
 	ret = files_open_how(root_fd, path, slash, index, true, f);
-	if (ret == FILES_SYMLINK) {
+	if (ret == FILES_NOT_PLAIN) {
 		fc->st.uncacheable++;
 		return files_open(root_fd, path, slash, index, f);
 	}
 	if (ret)
 		return ret;	/* errors are not cached */
-	e = entry_new(path, slash, h);
+	e = now < fc->no_new_until ? NULL : entry_new(path, slash, h);
 	if (!e || watch_dirs(fc, e, index && slash) ||
 	    files_open_how(root_fd, path, slash, index, true, &g))
 		goto uncached;
@@ -418,6 +459,7 @@ int fcache_open(struct fcache *fc, int root_fd, const char *path, bool slash,
 
 	if (!fc)
 		return files_open(root_fd, path, slash, index, f);
+	fcache_events(fc);
 	h = hash(path, slash);
 	for (e = fc->bucket[h & fc->mask]; e; e = e->hnext)
 		if (e->hash == h && e->slash == slash &&
@@ -465,15 +507,34 @@ struct fcache_stats fcache_stats(const struct fcache *fc)
 	return fc ? fc->st : (struct fcache_stats){};
 }
 
-int fcache_fd(const struct fcache *fc)
+static int add_fd(int ep, int fd, uint32_t events)
 {
-	return fc ? fc->ifd : -1;
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+void fcache_free(struct fcache *fc)
+{
+	if (!fc)
+		return;
+	drop_all(fc);
+	if (fc->ep >= 0)
+		close(fc->ep);
+	if (fc->mfd >= 0)
+		close(fc->mfd);
+	if (fc->ifd >= 0)
+		close(fc->ifd);
+	free(fc->wds);
+	free(fc->bucket);
+	free(fc);
 }
 
 struct fcache *fcache_new(int root_fd, unsigned int max)
 {
 	struct fcache *fc = calloc(1, sizeof(*fc));
 	unsigned int nb = 16;
+	int err;
 
 	if (!fc)
 		return NULL;
@@ -484,26 +545,15 @@ struct fcache *fcache_new(int root_fd, unsigned int max)
 	fc->mask = nb - 1;
 	fc->bucket = calloc(nb, sizeof(*fc->bucket));
 	fc->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (!fc->bucket || fc->ifd < 0) {
-		int err = errno;
-
-		if (fc->ifd >= 0)
-			close(fc->ifd);
-		free(fc->bucket);
-		free(fc);
-		errno = err;
-		return NULL;
-	}
-	return fc;
-}
-
-void fcache_free(struct fcache *fc)
-{
-	if (!fc)
-		return;
-	drop_all(fc);
-	close(fc->ifd);
-	free(fc->wds);
-	free(fc->bucket);
-	free(fc);
+	/* POLLPRI when a mount or unmount changed this namespace's table */
+	fc->mfd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	fc->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (fc->bucket && fc->ifd >= 0 && fc->mfd >= 0 && fc->ep >= 0 &&
+	    !add_fd(fc->ep, fc->ifd, EPOLLIN) &&
+	    !add_fd(fc->ep, fc->mfd, EPOLLPRI))
+		return fc;
+	err = errno;
+	fcache_free(fc);
+	errno = err;
+	return NULL;
 }

@@ -5,20 +5,20 @@
  * already made: no openat2(), fstat(), statfs() or statx() per response.
  *
  * Never stale by design, not by timeout: an entry is made only for a path
- * without symbolic links, on a filesystem whose changes inotify reports
- * (ext2/3/4, XFS, Btrfs, tmpfs), with watches placed before the open on
- * every directory from the root down (a name created, deleted, moved or
- * its attributes changed under one of them) and, once open, on the file
- * itself (written, truncated, chmod, chown, link count, xattrs). Any such
- * event drops the entries it may concern, and serve's loop reads the
- * events before the requests of the same epoll batch: a request sent
- * after a change was made is answered from the new state, as with an
- * open() per request. What inotify does not report (a store through a
- * shared mapping, which moves the mtime at its fault) is caught by an
- * fstat() of an entry older than FCACHE_VALID_S, as nginx's
- * open_file_cache_valid does. Permission is the open(2) of the server's
- * user: a chmod or an ACL change drops the entry, the next request opens
- * again and gets 403.
+ * without symbolic links or mount points, on a filesystem whose changes
+ * inotify reports (ext2/3/4, XFS, Btrfs, tmpfs), with watches placed
+ * before the open on every directory from the root down (a name created,
+ * deleted, moved or its attributes changed under one of them) and, once
+ * open, on the file itself (written, truncated, chmod, chown, link count,
+ * xattrs). Each lookup first asks (one epoll_wait() without waiting)
+ * whether inotify queued an event or the mount table changed, and drops
+ * what that concerns: a change completed before a request is looked up
+ * is seen, as with an open() per request. What inotify does not report (a
+ * store through a shared mapping, which moves the mtime at its fault on
+ * ext4, XFS and Btrfs) is caught by an fstat() of an entry older than
+ * FCACHE_VALID_S, as nginx's open_file_cache_valid does. Permission is
+ * the open(2) of the server's user: a chmod or an ACL change drops the
+ * entry, the next request opens again and gets 403.
  *
  * An entry dropped while responses still send from its fd lives until the
  * last of them lets it go (fcache_close()).
@@ -36,19 +36,23 @@
 struct fcache;
 
 struct fcache_stats {
-	uint64_t hits, misses, dropped, uncacheable;
+	uint64_t hits, misses;
+	uint64_t dropped;	/* on a change, a flush */
+	uint64_t evicted;	/* least recently used, beyond the limit */
+	uint64_t uncacheable;	/* served, not kept */
 };
 
 /*
  * A cache of at most @max entries for the files under @root_fd, or NULL
- * (errno: inotify could not be had); serve then opens per request.
+ * (errno: inotify or /proc/self/mountinfo could not be had); serve then
+ * opens per request.
  */
 struct fcache *fcache_new(int root_fd, unsigned int max);
 void fcache_free(struct fcache *fc);
-/* The inotify fd, readable when fcache_events() has work: for epoll. */
-int fcache_fd(const struct fcache *fc);
-/* Read what changed and drop what it concerns; before any lookup. */
+/* Read what changed and drop what it concerns (fcache_open() does). */
 void fcache_events(struct fcache *fc);
+/* Drop every entry (SIGHUP). */
+void fcache_flush(struct fcache *fc);
 /*
  * files_open() through the cache (@fc NULL: straight): 0 with *f made, or
  * the status to answer. f->ent set: the fd is the cache's, shared.

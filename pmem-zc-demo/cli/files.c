@@ -11,22 +11,23 @@
 
 #include "files.h"
 
-static int open_beneath(int dir_fd, const char *path, bool no_symlinks)
+static int open_beneath(int dir_fd, const char *path, bool plain)
 {
 	struct open_how how = {
 		/* O_NONBLOCK: a FIFO under the root must not block us */
 		.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
-			   (no_symlinks ? RESOLVE_NO_SYMLINKS : 0),
+			   (plain ? RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV : 0),
 	};
 
 	return syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
 }
 
-static int errno_status(int err, bool no_symlinks)
+static int errno_status(int err, bool plain)
 {
-	if (err == ELOOP && no_symlinks)
-		return FILES_SYMLINK;
+	/* a link, a mount point, or the way out: files_open() says which */
+	if ((err == ELOOP || err == EXDEV) && plain)
+		return FILES_NOT_PLAIN;
 	switch (err) {
 	case ENOENT:
 	case ENOTDIR:
@@ -48,16 +49,16 @@ static int errno_status(int err, bool no_symlinks)
 }
 
 /* @fd is a directory: its index.html, or a status. */
-static int open_index(int dir_fd, bool slash, bool no_symlinks,
+static int open_index(int dir_fd, bool slash, bool plain,
 		      struct file_ref *f)
 {
 	int fd;
 
 	if (!slash)
 		return 301;
-	fd = open_beneath(dir_fd, "index.html", no_symlinks);
+	fd = open_beneath(dir_fd, "index.html", plain);
 	if (fd < 0)
-		return errno == ENOENT ? 403 : errno_status(errno, no_symlinks);
+		return errno == ENOENT ? 403 : errno_status(errno, plain);
 	close(f->fd);
 	f->fd = fd;
 	f->name = "index.html";
@@ -73,20 +74,20 @@ void files_describe(struct file_ref *f)
 }
 
 int files_open_how(int root_fd, const char *path, bool slash, bool index,
-		   bool no_symlinks, struct file_ref *f)
+		   bool plain, struct file_ref *f)
 {
 	int ret = 0;
 
 	f->name = path;
 	f->source = -1;
 	f->ent = NULL;
-	f->fd = open_beneath(root_fd, path, no_symlinks);
+	f->fd = open_beneath(root_fd, path, plain);
 	if (f->fd < 0)
-		return errno_status(errno, no_symlinks);
+		return errno_status(errno, plain);
 	if (fstat(f->fd, &f->st))
 		ret = 500;
 	else if (S_ISDIR(f->st.st_mode))
-		ret = index ? open_index(f->fd, slash, no_symlinks, f) : 403;
+		ret = index ? open_index(f->fd, slash, plain, f) : 403;
 	else if (!S_ISREG(f->st.st_mode))
 		ret = 403;
 	if (ret) {

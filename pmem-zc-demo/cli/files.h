@@ -36,13 +36,14 @@ int files_open(int root_fd, const char *path, bool slash, bool index,
 	       struct file_ref *f);
 
 /*
- * files_open(), and with @no_symlinks no symbolic link followed on the
- * way: FILES_SYMLINK when there was one (fcache.c caches only paths whose
- * names are what they look like).
+ * files_open(), and with @plain neither a symbolic link followed nor a
+ * mount point crossed on the way: FILES_NOT_PLAIN when there was one
+ * (fcache.c caches only paths whose names are what they look like, on
+ * the root's filesystem).
  */
-#define FILES_SYMLINK	1
+#define FILES_NOT_PLAIN	1
 int files_open_how(int root_fd, const char *path, bool slash, bool index,
-		   bool no_symlinks, struct file_ref *f);
+		   bool plain, struct file_ref *f);
 
 /* f->etag and f->mtime from f->st */
 void files_describe(struct file_ref *f);

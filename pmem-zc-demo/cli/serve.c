@@ -21,7 +21,6 @@
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -55,7 +54,7 @@
 #define WORKERS_MAX	64
 
 /* epoll tags below the connections' (slot + EP_CONN) */
-enum { EP_LISTEN, EP_SIGNAL, EP_XFER, EP_FCACHE, EP_CONN };
+enum { EP_LISTEN, EP_SIGNAL, EP_XFER, EP_CONN };
 
 /*
  * A slot of the worker's table: the connection in it (free: none), and
@@ -258,6 +257,7 @@ static void on_signal(struct server *s)
 		ret = log_reopen(s->env.log);
 		if (ret)
 			pr_err("reopening the access log: %s", strerror(-ret));
+		fcache_flush(s->env.fc);	/* the operator's way out */
 	}
 }
 
@@ -289,8 +289,6 @@ static void dispatch(struct server *s, const struct epoll_event *ev)
 		break;
 	case EP_SIGNAL:
 		on_signal(s);
-		break;
-	case EP_FCACHE:		/* serve_loop() read it first */
 		break;
 	case EP_XFER:
 		on_completions(s);
@@ -353,10 +351,6 @@ static int serve_loop(struct server *s)
 			pr_err("epoll_wait: %s", strerror(errno));
 			return RC_FAIL;
 		}
-		/* what changed before a request came is seen before it */
-		for (i = 0; i < n; i++)
-			if (ev[i].data.u64 == EP_FCACHE)
-				fcache_events(s->env.fc);
 		for (i = 0; i < n; i++)
 			dispatch(s, &ev[i]);
 		run_pending(s);
@@ -377,33 +371,59 @@ static int serve_loop(struct server *s)
  * 1024 needs; raise it towards the hard limit, as nginx's
  * worker_rlimit_nofile would. Short of it, accept pauses on EMFILE.
  */
-static void raise_nofile(rlim_t want)
+static rlim_t raise_nofile(rlim_t want)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
-		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return want;
+	if (rl.rlim_cur >= want)
+		return rl.rlim_cur;
 	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ?
 		      want : rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl))
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
 		pr_err("open files limited to %llu: %s",
 			(unsigned long long)rl.rlim_cur, strerror(errno));
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur;
+}
+
+/*
+ * The open-file cache, in what the limit on open files leaves beside a
+ * socket and a file per slot (cached fds must not make accept() pause);
+ * without inotify, a worker opens per request.
+ */
+static void cache_setup(struct conn_env *e, rlim_t nofile, rlim_t others)
+{
+	uint64_t n = e->cfg->open_files;
+
+	if (n && nofile < others + n) {
+		n = nofile > others ? nofile - others : 0;
+		pr_err("--open-file-cache %" PRIu64 ": %" PRIu64
+		       " entries, what the limit on open files leaves",
+		       e->cfg->open_files, n);
+	}
+	if (!n)
+		return;
+	e->fc = fcache_new(e->cfg->root_fd, n);
+	if (!e->fc)
+		pr_err("no open-file cache: %s (an open per request)",
+		       strerror(errno));
 }
 
 static int worker_setup(struct server *s, sigset_t *sigs)
 {
 	struct conn_env *e = &s->env;
+	rlim_t nofile;
 
-	/* multipart boundaries: unlike any other server's, or a worker's */
-	if (getrandom(&e->boundary, sizeof(e->boundary), GRND_NONBLOCK) !=
-	    sizeof(e->boundary))
-		e->boundary = (uint64_t)time(NULL) << 20 ^ getpid();
+	conn_env_init(e);
 	s->nslots = 2 * e->cfg->max_conns + SLOT_SLACK;
 	if (s->nslots > SLOTS_MAX)
 		s->nslots = SLOTS_MAX;
 	s->slots = calloc(s->nslots, sizeof(*s->slots));
 	/* a socket and a file each, and the cache's */
-	raise_nofile(2 * s->nslots + e->cfg->open_files + 64);
+	nofile = raise_nofile(2 * s->nslots + e->cfg->open_files + 64);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	s->sfd = signalfd(-1, sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (!s->slots || s->ep < 0 || s->sfd < 0 ||
@@ -415,14 +435,7 @@ static int worker_setup(struct server *s, sigset_t *sigs)
 		pr_err("%s", strerror(errno));
 		return -1;
 	}
-	if (e->cfg->open_files) {
-		e->fc = fcache_new(e->cfg->root_fd, e->cfg->open_files);
-		if (!e->fc || watch_fd(s->ep, fcache_fd(e->fc), EP_FCACHE)) {
-			pr_err("open-file cache: %s (--open-file-cache 0 goes without)",
-			       strerror(errno));
-			return -1;
-		}
-	}
+	cache_setup(e, nofile, 2 * s->nslots + 64);
 	accept_on(s, true);
 	return 0;
 }
@@ -458,6 +471,7 @@ static int worker_run(const struct serve_cfg *cfg, struct access_log *log,
 	tot->cache_hits = st.hits;
 	tot->cache_misses = st.misses;
 	tot->cache_dropped = st.dropped;
+	tot->cache_evicted = st.evicted;
 	fcache_free(s.env.fc);
 	if (s.env.stale)
 		pr_err("%" PRIu64 " completions named no connection",
@@ -556,14 +570,15 @@ static void print_summary(const struct serve_totals *tot, unsigned int n)
 		t.cache_hits += tot[i].cache_hits;
 		t.cache_misses += tot[i].cache_misses;
 		t.cache_dropped += tot[i].cache_dropped;
+		t.cache_evicted += tot[i].cache_evicted;
 	}
 	fprintf(stderr, "%s: summary: requests=%" PRIu64 " bytes=%" PRIu64
 		" by_ref=%" PRIu64 " copied=%" PRIu64 " zero_copy=%s\n", prog,
 		t.requests, t.bytes, t.by_ref, t.copied,
 		zero_copy_word(t.by_ref, t.copied));
 	fprintf(stderr, "%s: open-file cache: hits=%" PRIu64 " misses=%"
-		PRIu64 " dropped=%" PRIu64 "\n", prog, t.cache_hits,
-		t.cache_misses, t.cache_dropped);
+		PRIu64 " evicted=%" PRIu64 " dropped=%" PRIu64 "\n", prog,
+		t.cache_hits, t.cache_misses, t.cache_evicted, t.cache_dropped);
 }
 
 static const char *priv_str(const struct priv_id *id)
@@ -704,11 +719,12 @@ static const char serve_more[] =
 "If-None-Match and If-Modified-Since. A directory is 403 unless --index.\n"
 "\n"
 "Access log: the combined format plus \" by_ref=N copied=N\" (body bytes\n"
-"sent from the pmem pages / by copy). SIGHUP reopens it; SIGTERM or SIGINT\n"
-"stops accepting, lets responses under way finish (--drain-timeout), and\n"
-"ends with a summary line on stderr:\n"
+"sent from the pmem pages / by copy). SIGHUP reopens it and empties the\n"
+"open-file cache; SIGTERM or SIGINT stops accepting, lets responses under\n"
+"way finish (--drain-timeout), and ends with summary lines on stderr:\n"
 "  pmem-zc serve: summary: requests=N bytes=N by_ref=N copied=N\n"
 "                 zero_copy=yes|no|partial\n"
+"  pmem-zc serve: open-file cache: hits=N misses=N evicted=N dropped=N\n"
 "\n"
 "Examples:\n"
 "  pmem-zc serve --root /mnt/pmem --bind :: --port 8080 --access-log -\n"

@@ -33,7 +33,7 @@ struct serve_cfg {
 /* A worker's, in memory shared with the main process (the summary). */
 struct serve_totals {
 	uint64_t requests, bytes, by_ref, copied;
-	uint64_t cache_hits, cache_misses, cache_dropped;
+	uint64_t cache_hits, cache_misses, cache_evicted, cache_dropped;
 };
 
 #endif

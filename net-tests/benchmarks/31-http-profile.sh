@@ -1,0 +1,93 @@
+# Profile (not a benchmark, no figures): where guest A's CPU goes while it
+# serves, perf record -a -g (cpu-clock, 499 Hz; TCG has no hardware
+# counters) for 7 s of an 8 s wrk load from guest B at 16 connections:
+# pmem-zc serve (module bodies, its open-file cache, no access log) and
+# nginx (sendfile on, access_log off) from a warm page cache, on 1000
+# files of 4 KiB (s4k), 1000 of 64 KiB (s) and one of 1 MiB (f1M). The
+# host's perf (Debian's linux-perf) runs in the guest with its libraries,
+# copied into this test's directory; without it the profile is skipped.
+# Reports: $T/prof-SERVER-FILES.txt (symbols, then command and object).
+#   net-tests/run --suite benchmarks 31-http-profile   (PMEMZC_FLAVOUR=bench)
+TEST_TIMEOUT=1800
+
+test_run() {
+	local perf lib
+	perf=$(command -v perf) || { echo "no perf on the host (apt-get install linux-perf)"; return 77; }
+	mkdir -p "$T/perf/lib"
+	cp "$perf" "$T/perf/"
+	for lib in $(ldd "$perf" | awk '/=> \//{print $3} /^\t\/[^ ]*ld-linux/{print $1}'); do
+		cp -L "$lib" "$T/perf/lib/"
+	done
+	cat > "$T/B.job" <<'JOB'
+. /top/vm/guest/lib.sh
+for d in s s4k; do
+cat > /tmp/$d.lua <<LUA
+n = 0
+request = function()
+	n = n + 1
+	return wrk.format(nil, "/$d/" .. (n % 1000 + 1))
+end
+LUA
+done
+n=1
+while :; do
+	wait_work req.$n 900 || fail "no request $n from A"
+	read -r path conns < /work/req.$n
+	[ "$path" = end ] && break
+	script=; case $path in /s|/s4k) script="-s /tmp$path.lua" ;; esac
+	wrk -t1 -c$conns -d8s $script http://$PEER_A:8080$path > /tmp/wrk 2>&1 || { cat /tmp/wrk; fail "wrk $path"; }
+	cp /tmp/wrk /work/wrk.$n
+	touch /work/done.$n
+	n=$((n + 1))
+done
+JOB
+	cat > "$T/A.job" <<'JOB'
+. /top/vm/guest/lib.sh
+PERF="/work/perf/lib/ld-linux-x86-64.so.2 --library-path /work/perf/lib /work/perf/perf"
+load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
+mkdir -p /mnt/dax /mnt/pc
+mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 /mnt/dax || fail "ext4 dax"
+mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mount /dev/pmem1 /mnt/pc || fail "ext4"
+for r in /mnt/dax /mnt/pc; do
+	head -c $((1 << 20)) /dev/urandom > $r/f1M
+	mkdir -p $r/s $r/s4k
+	for i in $(seq 1000); do head -c 65536 /dev/urandom > $r/s/$i; done
+	for i in $(seq 1000); do head -c 4096 /dev/urandom > $r/s4k/$i; done
+done
+sync
+echo 0 > /proc/sys/kernel/kptr_restrict
+echo -1 > /proc/sys/kernel/perf_event_paranoid
+n=1
+for srv in pmemzc nginx-pc; do
+	cat /mnt/pc/f1M /mnt/pc/s/* /mnt/pc/s4k/* > /dev/null
+	case $srv in
+	pmemzc) $ZC serve --root /mnt/dax --port 8080 --access-log off > /tmp/serve.out 2>&1 & s=$! ;;
+	nginx-pc) nginx_conf /mnt/pc; $NGINX || fail "nginx" ;;
+	esac
+	wait_for 10 listening 8080 || fail "$srv not listening"
+	for files in s4k s f1M; do
+		b0=$(cpu_busy)
+		echo "/$files 16" > /work/req.$n
+		$PERF record -a -g -e cpu-clock -F 499 -o /tmp/perf.data -- sleep 7 > /dev/null 2>&1 ||
+			fail "perf record"
+		wait_work done.$n 120 || fail "wrk $n never ended"
+		b1=$(cpu_busy)
+		out=/work/prof-$srv-$files.txt
+		echo "# $srv $files: $(grep -E 'Requests/sec|Transfer/sec' /work/wrk.$n | tr -s ' ' | tr '\n' ' ')busy_jiffies=$((b1 - b0))" > $out
+		$PERF report -i /tmp/perf.data --no-children --sort sym --stdio -g none 2>/dev/null | grep '%' | head -60 >> $out
+		$PERF report -i /tmp/perf.data --no-children --sort comm,dso --stdio -g none 2>/dev/null | grep '%' | head -15 >> $out
+		head -1 $out
+		n=$((n + 1))
+	done
+	case $srv in
+	pmemzc) kill -TERM $s; wait $s ;;
+	*) nginx_stop ;;
+	esac
+done
+echo end > /work/req.$n
+umount /mnt/dax /mnt/pc && rmmod pmem_zc && rmmod prd || fail "teardown"
+JOB
+	vm_run2 "$T" 1700 600 || return 1
+	rm -rf "$T/perf"
+	ls "$T"/prof-*.txt
+}
