@@ -13,6 +13,8 @@
 # Rows http-SERVER-FILES-cCONN: requests/s, MB/s (body and headers, as wrk
 # counts), guest A's CPU seconds per GiB (all CPUs) and the page cache it
 # holds (MiB above the level before the server started). In $T/raw.txt.
+# HTTP_SERVERS, HTTP_FILES: a subset of the servers and files (all by
+# default), e.g. HTTP_SERVERS="pmemzc nginx-pc" HTTP_FILES="s4k s f1M".
 TEST_TIMEOUT=3600
 BENCH_REPS=${BENCH_REPS:-5}
 
@@ -44,6 +46,8 @@ JOB
 	cat > "$T/A.job" <<JOB
 . /top/vm/guest/lib.sh
 REPS=$BENCH_REPS
+ONLY_SERVERS="${HTTP_SERVERS:-}"
+FILES="${HTTP_FILES:-f1M f64M s s4k}"
 JOB
 	cat >> "$T/A.job" <<'JOB'
 load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
@@ -69,6 +73,7 @@ n=1
 SCTL=/proc/sys/fs/dax_splice_read
 SERVERS="pmemzc nginx-dax nginx-pc"
 [ -e $SCTL ] && SERVERS="pmemzc nginx-dax nginx-daxcopy nginx-pc"
+[ -n "$ONLY_SERVERS" ] && SERVERS=$ONLY_SERVERS
 for rep in $(seq $REPS); do
 	for srv in $SERVERS; do
 		sync; echo 3 > /proc/sys/vm/drop_caches
@@ -82,7 +87,7 @@ for rep in $(seq $REPS); do
 		nginx-pc) nginx_conf /mnt/pc; $NGINX || fail "nginx" ;;
 		esac
 		wait_for 10 listening 8080 || fail "$srv not listening"
-		for files in f1M f64M s s4k; do
+		for files in $FILES; do
 			for conns in 1 16; do
 				path=/$files
 				b0=$(cpu_busy)

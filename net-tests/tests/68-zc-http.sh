@@ -5,7 +5,8 @@
 # If-Modified-Since; 100 requests on one keep-alive connection; 20
 # requests pipelined in one write, then a FIN, all answered in order; 16
 # concurrent clients, every body intact; a client that stops reading a
-# 64 MiB response does not stall the others; a few malformed requests get
+# 64 MiB response does not stall the others; a file renamed over one the
+# open-file cache holds is served new at once; a few malformed requests get
 # their status on the wire (the 54 cases of the parser run on the host, in
 # 02-cli-unit); SIGTERM ends the server cleanly. Over the tap link every
 # body byte leaves by reference. (The sizes 0 B..64 MiB and a sparse file
@@ -25,6 +26,10 @@ for f in m big c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16; do
 done
 $ZC serve --root /mnt --port 5002 --access-log /work/access > /work/serve.out 2>&1 & srv=$!
 wait_for 10 listening 5002 || fail "not listening"
+# on B's word, /mnt/c1 replaced (renamed over) while the server has it open
+( wait_work B.replace 600 && randfill 5000 > /mnt/c1.new &&
+  sha256sum < /mnt/c1.new | cut -d' ' -f1 > /work/c1.newsum &&
+  mv /mnt/c1.new /mnt/c1 && touch /work/A.replaced ) &
 touch /work/A.serving
 wait_work B.done 600 || fail "B never finished"
 kill -TERM $srv
@@ -156,6 +161,12 @@ raw() { printf "$1" | socat -t 5 - TCP:$PEER_A:5002 2>/dev/null | head -1 | cut 
 [ "$(curl -sS -o /dev/null -w '%{http_code}' $U/m)" = 200 ] || fail "the server stopped serving"
 ok "malformed requests: 400 (.., no Host, two Content-Length, Transfer-Encoding), 405, 404; still serving"
 echo $n > /work/B.nparts
+# the open-file cache holds /c1 (served above): A renames another file over it
+touch /work/B.replace
+wait_work A.replaced 60 || fail "A did not replace c1"
+[ "$(curl -sS $U/c1 | sha256sum | cut -d' ' -f1)" = "$(cat /work/c1.newsum)" ] ||
+	fail "c1 renamed over while cached: not the new bytes"
+ok "a file renamed over one the server keeps open: the new bytes at once"
 touch /work/B.done
 JOB
 	vm_run2 "$T" 800 || return 1
@@ -170,5 +181,8 @@ JOB
 	else
 		echo "ok - every body byte by reference # SKIP socket link: no scatter-gather, the stack copies"
 	fi
+	grep -q 'open-file cache: hits=[1-9][0-9]* misses=[0-9]* evicted=0 dropped=[1-9]' "$T/serve.out" ||
+		{ echo "open-file cache: no hit, or c1's entry not dropped: $(grep 'open-file' "$T/serve.out")"; return 1; }
+	echo "ok - the open-file cache served hits and dropped c1's entry: $(grep -o 'open-file.*' "$T/serve.out")"
 	echo "# $(grep -o 'summary:.*' "$T/serve.out")"
 }

@@ -391,8 +391,8 @@ static rlim_t raise_nofile(rlim_t want)
 
 /*
  * The open-file cache, in what the limit on open files leaves beside a
- * socket and a file per slot (cached fds must not make accept() pause);
- * without inotify, a worker opens per request.
+ * socket and a file per connection of --max-conns (cached fds must not
+ * make accept() pause); without inotify, a worker opens per request.
  */
 static void cache_setup(struct conn_env *e, rlim_t nofile, rlim_t others)
 {
@@ -435,7 +435,7 @@ static int worker_setup(struct server *s, sigset_t *sigs)
 		pr_err("%s", strerror(errno));
 		return -1;
 	}
-	cache_setup(e, nofile, 2 * s->nslots + 64);
+	cache_setup(e, nofile, 2 * e->cfg->max_conns + 64);
 	accept_on(s, true);
 	return 0;
 }
