@@ -30,7 +30,7 @@
 			 IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 #define FILE_EVENTS	(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | \
 			 IN_DELETE_SELF | IN_MOVE_SELF)
-#define DEPTH_MAX	16	/* directories of a cached path */
+#define DEPTH_MAX	16	/* names of a cached path, the file's too */
 #define EVENTS_MAX	64	/* in one look: more, and everything goes */
 #define BACKOFF_S	1.0	/* no new entry after the watches ran out */
 
@@ -60,7 +60,7 @@ struct wd_count {
 
 struct fcache {
 	int ifd, mfd, ep, root_fd;	/* inotify, mountinfo, epoll of both */
-	double no_new_until;		/* after ENOSPC or EMFILE */
+	double no_new_until;		/* after ENOSPC */
 	unsigned int max, n, mask;
 	struct fcache_entry **bucket;
 	struct fcache_entry *head, *tail;
@@ -237,6 +237,13 @@ static bool read_events(struct fcache *fc)
 			return true;
 		for (p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
 			ev = (const struct inotify_event *)p;
+			/*
+			 * the end of a watch: ours (inotify_rm_watch()), or
+			 * after IN_DELETE_SELF or IN_UNMOUNT, which dropped
+			 * what it concerned
+			 */
+			if (ev->mask & IN_IGNORED)
+				continue;
 			if (ev->mask & IN_Q_OVERFLOW || ++events > EVENTS_MAX)
 				return false;
 			drop_wd(fc, ev->wd, ev->len ? ev->name : NULL);
@@ -252,17 +259,19 @@ static bool read_events(struct fcache *fc)
  */
 void fcache_events(struct fcache *fc)
 {
+	char buf[4096];
 	struct epoll_event ev[2];
 	int i, n;
 
 	if (!fc)
 		return;
+	/* fc->ep is polled here only: an outer poll would eat mountinfo's */
 	n = epoll_wait(fc->ep, ev, 2, 0);
 	for (i = 0; i < n; i++) {
 		if (ev[i].data.fd == fc->mfd || !read_events(fc)) {
 			drop_all(fc);
 			/* the rest of the queue names watches now gone */
-			while (read(fc->ifd, (char [4096]){ 0 }, 4096) > 0)
+			while (read(fc->ifd, buf, sizeof(buf)) > 0)
 				;
 		}
 	}
@@ -392,8 +401,9 @@ static void insert(struct fcache *fc, struct fcache_entry *e)
 
 /*
  * A miss: opened as files_open() would (a path through a symbolic link or
- * a mount point is served so, uncached); a file is then watched from the root down and
- * opened again under the watches, and that open is the entry.
+ * a mount point is served so, uncached); a file is then watched from the
+ * root down and opened again under the watches, and that open is the
+ * entry.
  */
 static int fill(struct fcache *fc, int root_fd, const char *path, bool slash,
 		bool index, struct file_ref *f, uint32_t h, double now)
@@ -404,7 +414,7 @@ static int fill(struct fcache *fc, int root_fd, const char *path, bool slash,
 
 	ret = files_open_how(root_fd, path, slash, index, true, f);
 	if (ret == FILES_NOT_PLAIN) {
-		fc->st.uncacheable++;
+		fc->st.uncached++;
 		return files_open(root_fd, path, slash, index, f);
 	}
 	if (ret)
@@ -430,7 +440,7 @@ uncached:
 		unwatch(fc, e);
 		free(e);
 	}
-	fc->st.uncacheable++;
+	fc->st.uncached++;
 	return 0;	/* served, not kept */
 }
 
@@ -466,6 +476,7 @@ int fcache_open(struct fcache *fc, int root_fd, const char *path, bool slash,
 		    !strcmp(e->key[0] ? e->key : ".", path))
 			break;
 	if (e && now - e->checked >= FCACHE_VALID_S && !unchanged(e, now)) {
+		fc->st.dropped++;
 		drop(fc, e);
 		e = NULL;
 	}
@@ -540,6 +551,12 @@ struct fcache *fcache_new(int root_fd, unsigned int max)
 		return NULL;
 	while (nb < max && nb < (1u << 20))
 		nb *= 2;
+	/* every entry is on the root's mount (RESOLVE_NO_XDEV) */
+	if (!fs_reports(root_fd)) {
+		free(fc);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	fc->root_fd = root_fd;
 	fc->max = max;
 	fc->mask = nb - 1;

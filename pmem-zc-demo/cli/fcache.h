@@ -39,7 +39,7 @@ struct fcache_stats {
 	uint64_t hits, misses;
 	uint64_t dropped;	/* on a change, a flush */
 	uint64_t evicted;	/* least recently used, beyond the limit */
-	uint64_t uncacheable;	/* served, not kept */
+	uint64_t uncached;	/* files served, not kept */
 };
 
 /*

@@ -409,6 +409,8 @@ static void cache_setup(struct conn_env *e, rlim_t nofile, rlim_t others)
 	e->fc = fcache_new(e->cfg->root_fd, n);
 	if (!e->fc)
 		pr_err("no open-file cache: %s (an open per request)",
+		       errno == EOPNOTSUPP ?
+		       "inotify does not report every change on --root's filesystem" :
 		       strerror(errno));
 }
 
@@ -435,7 +437,7 @@ static int worker_setup(struct server *s, sigset_t *sigs)
 		pr_err("%s", strerror(errno));
 		return -1;
 	}
-	cache_setup(e, nofile, 2 * e->cfg->max_conns + 64);
+	cache_setup(e, nofile, 2 * e->cfg->max_conns + REJECT_SLOTS + 64);
 	accept_on(s, true);
 	return 0;
 }
@@ -472,6 +474,7 @@ static int worker_run(const struct serve_cfg *cfg, struct access_log *log,
 	tot->cache_misses = st.misses;
 	tot->cache_dropped = st.dropped;
 	tot->cache_evicted = st.evicted;
+	tot->cache_uncached = st.uncached;
 	fcache_free(s.env.fc);
 	if (s.env.stale)
 		pr_err("%" PRIu64 " completions named no connection",
@@ -571,14 +574,16 @@ static void print_summary(const struct serve_totals *tot, unsigned int n)
 		t.cache_misses += tot[i].cache_misses;
 		t.cache_dropped += tot[i].cache_dropped;
 		t.cache_evicted += tot[i].cache_evicted;
+		t.cache_uncached += tot[i].cache_uncached;
 	}
 	fprintf(stderr, "%s: summary: requests=%" PRIu64 " bytes=%" PRIu64
 		" by_ref=%" PRIu64 " copied=%" PRIu64 " zero_copy=%s\n", prog,
 		t.requests, t.bytes, t.by_ref, t.copied,
 		zero_copy_word(t.by_ref, t.copied));
 	fprintf(stderr, "%s: open-file cache: hits=%" PRIu64 " misses=%"
-		PRIu64 " evicted=%" PRIu64 " dropped=%" PRIu64 "\n", prog,
-		t.cache_hits, t.cache_misses, t.cache_evicted, t.cache_dropped);
+		PRIu64 " evicted=%" PRIu64 " dropped=%" PRIu64 " uncached=%"
+		PRIu64 "\n", prog, t.cache_hits, t.cache_misses,
+		t.cache_evicted, t.cache_dropped, t.cache_uncached);
 }
 
 static const char *priv_str(const struct priv_id *id)
@@ -725,6 +730,7 @@ static const char serve_more[] =
 "  pmem-zc serve: summary: requests=N bytes=N by_ref=N copied=N\n"
 "                 zero_copy=yes|no|partial\n"
 "  pmem-zc serve: open-file cache: hits=N misses=N evicted=N dropped=N\n"
+"                 uncached=N\n"
 "\n"
 "Examples:\n"
 "  pmem-zc serve --root /mnt/pmem --bind :: --port 8080 --access-log -\n"

@@ -34,6 +34,7 @@ struct serve_cfg {
 struct serve_totals {
 	uint64_t requests, bytes, by_ref, copied;
 	uint64_t cache_hits, cache_misses, cache_evicted, cache_dropped;
+	uint64_t cache_uncached;
 };
 
 #endif
