@@ -653,15 +653,19 @@ enum http_range http_ranges_parse(struct http_slice h, uint64_t size,
 				  struct http_byte_range *out, unsigned int max,
 				  unsigned int *n)
 {
-	const char *p = h.p + 6, *end = h.p + h.n, *e;
+	const char *p, *end, *e;
 	struct http_byte_range sorted[HTTP_RANGES_MAX];
 	unsigned int specs = 0, i;
 
 	*n = 0;
 	if (max > HTTP_RANGES_MAX)
 		max = HTTP_RANGES_MAX;
-	if (!max || h.n < 7 || strncasecmp(h.p, "bytes=", 6) || is_ows(*p))
+	/* (no field: h.p is NULL, and no offset may be added to it) */
+	if (!max || h.n < 7 || strncasecmp(h.p, "bytes=", 6) ||
+	    is_ows(h.p[6]))
 		return RANGE_NONE;	/* off, or another unit */
+	p = h.p + 6;
+	end = h.p + h.n;
 	/* 1#range-spec: OWS around commas, empty elements ignored */
 	while (p < end) {
 		uint64_t first, len;

@@ -43,7 +43,12 @@ struct http_request {
 	struct http_slice path_raw;	/* the target's path, still encoded */
 	struct http_slice host, range, if_none_match, if_modified_since,
 			  if_range, referer, user_agent;
-	char path[HTTP_PATH_MAX];	/* decoded, no leading '/'; "." */
+	/*
+	 * decoded, the target's first '/' gone ("." for "/"); a second
+	 * stays ("//a" is "/a", which openat2()'s RESOLVE_BENEATH refuses:
+	 * 404, where nginx merges slashes)
+	 */
+	char path[HTTP_PATH_MAX];
 	/* state of the parse */
 	const struct http_limits *lim;
 	struct http_slice target, field, *value;

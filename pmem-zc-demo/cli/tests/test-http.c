@@ -183,6 +183,15 @@ static void ranges(void)
 		   "Range '%s' of %llu", t[i].h,
 		   (unsigned long long)t[i].size);
 	}
+	{
+		/* found by make fuzz: an offset added to the NULL of no field */
+		struct http_byte_range got[1];
+		unsigned int n = 7;
+
+		ok(http_ranges_parse((struct http_slice){ NULL, 0 }, 10, got, 1,
+				     &n) == RANGE_NONE && !n,
+		   "no Range field: RANGE_NONE");
+	}
 }
 
 /* several ranges: what http_ranges_parse() keeps, as "first+len ..." */
