@@ -105,9 +105,9 @@ static void watch(struct conn_env *e, struct conn *c, uint32_t events)
 	serve_watch(e->srv, c->slot, c->fd, events);
 }
 
-static void close_file(struct conn_env *e, struct conn *c)
+static void close_file(struct conn *c)
 {
-	fcache_close(e->fc, &c->r.file);
+	fcache_close(&c->r.file);
 }
 
 /*
@@ -133,7 +133,7 @@ void conn_destroy(struct conn_env *e, struct conn *c)
 	if (c->r.under_way)
 		conn_log(e, c);
 	conn_reset(c);
-	close_file(e, c);
+	close_file(c);
 	if (c->fd >= 0)
 		close(c->fd);
 	serve_release(e->srv, c->slot);
@@ -147,7 +147,7 @@ static void conn_close(struct conn_env *e, struct conn *c)
 		conn_destroy(e, c);
 		return;
 	}
-	close_file(e, c);
+	close_file(c);
 	close(c->fd);	/* leaves the epoll set */
 	c->fd = -1;
 	c->r.wait_room = false;
@@ -241,7 +241,7 @@ static void conn_linger(struct conn_env *e, struct conn *c)
 /* The response is complete: log it, then the next request or the end. */
 static void conn_done(struct conn_env *e, struct conn *c)
 {
-	close_file(e, c);
+	close_file(c);
 	conn_log(e, c);
 	if (c->r.close_after) {
 		conn_linger(e, c);
@@ -591,7 +591,7 @@ static void conn_answer(struct conn_env *e, struct conn *c)
 		e->date_t = now;
 		http_date(e->date, now);
 	}
-	close_file(e, c);	/* (closed at its end) before the reset forgets it */
+	close_file(c);	/* (closed at its end) before the reset forgets it */
 	c->r = (struct conn_resp){
 		.under_way = true,
 		.close_after = c->req.status || c->reject ||
@@ -606,7 +606,7 @@ static void conn_answer(struct conn_env *e, struct conn *c)
 	if (c->r.status == 301 && c->req.path_raw.n >= HTTP_PATH_MAX * 2 - 1)
 		c->r.status = 414;
 	if (c->r.status != 200 && c->r.status != 206)
-		close_file(e, c);
+		close_file(c);
 	/* a file the module cannot send (not DAX): sendfile() from the start */
 	if (!c->r.by_copy && c->r.file.fd >= 0 && e->x) {
 		if (c->r.file.source < 0)

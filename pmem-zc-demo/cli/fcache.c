@@ -374,8 +374,7 @@ static int watch_file(struct fcache *fc, struct fcache_entry *e,
 	ret = watch(fc, e, p, FILE_EVENTS, NULL);
 	if (ret)
 		return ret;
-	if (!fs_reports(f->fd))
-		return -EOPNOTSUPP;
+	/* its filesystem is the root's (RESOLVE_NO_XDEV): fcache_new() */
 	if (fstat(f->fd, &f->st))
 		return -errno;
 	if (!S_ISREG(f->st.st_mode))
@@ -495,9 +494,8 @@ int fcache_open(struct fcache *fc, int root_fd, const char *path, bool slash,
 	return 0;
 }
 
-void fcache_close(struct fcache *fc, struct file_ref *f)
+void fcache_close(struct file_ref *f)
 {
-	(void)fc;
 	if (f->ent)
 		entry_put(f->ent);
 	else if (f->fd >= 0)

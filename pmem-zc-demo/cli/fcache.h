@@ -60,7 +60,7 @@ void fcache_flush(struct fcache *fc);
 int fcache_open(struct fcache *fc, int root_fd, const char *path, bool slash,
 		bool index, struct file_ref *f, double now);
 /* Let @f go: the fd closed, or the entry's reference dropped. */
-void fcache_close(struct fcache *fc, struct file_ref *f);
+void fcache_close(struct file_ref *f);
 /* Remember whether pmem_zc takes the file (f->source), for later hits. */
 void fcache_set_source(struct file_ref *f, bool source);
 struct fcache_stats fcache_stats(const struct fcache *fc);
