@@ -21,27 +21,7 @@ BENCH_REPS=${BENCH_REPS:-5}
 test_run() {
 	cat > "$T/B.job" <<'JOB'
 . /top/vm/guest/lib.sh
-for d in s s4k; do
-cat > /tmp/$d.lua <<LUA
-n = 0
-request = function()
-	n = n + 1
-	return wrk.format(nil, "/$d/" .. (n % 1000 + 1))
-end
-LUA
-done
-# run the requests A writes as /work/req.N ("PATH CONNS", or "end")
-n=1
-while :; do
-	wait_work req.$n 900 || fail "no request $n from A"
-	read -r path conns < /work/req.$n
-	[ "$path" = end ] && break
-	script=; case $path in /s|/s4k) script="-s /tmp$path.lua" ;; esac
-	wrk -t1 -c$conns -d4s $script http://$PEER_A:8080$path > /tmp/wrk 2>&1 || { cat /tmp/wrk; fail "wrk $path"; }
-	cp /tmp/wrk /work/wrk.$n
-	touch /work/done.$n
-	n=$((n + 1))
-done
+wrk_requests 4
 JOB
 	cat > "$T/A.job" <<JOB
 . /top/vm/guest/lib.sh
@@ -54,14 +34,7 @@ load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
 mkdir -p /mnt/dax /mnt/pc
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 /mnt/dax || fail "ext4 dax"
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mount /dev/pmem1 /mnt/pc || fail "ext4"
-for r in /mnt/dax /mnt/pc; do
-	head -c $((1 << 20)) /dev/urandom > $r/f1M
-	head -c $((64 << 20)) /dev/urandom > $r/f64M
-	mkdir -p $r/s $r/s4k
-	for i in $(seq 1000); do head -c 65536 /dev/urandom > $r/s/$i; done
-	for i in $(seq 1000); do head -c 4096 /dev/urandom > $r/s4k/$i; done
-done
-sync
+http_files /mnt/dax /mnt/pc || fail "test files"
 cached() { awk '/^Cached:/ {print $2}' /proc/meminfo; }
 # wrk_bytes N, wrk_secs N: what wrk says it read, in bytes, and in how long
 wrk_bytes() { sed -n 's/.* requests in [0-9.]*s, \([0-9.]*\)\([KMGT]*\)B read.*/\1 \2/p' /work/wrk.$1 |

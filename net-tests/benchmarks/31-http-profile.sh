@@ -20,26 +20,7 @@ test_run() {
 	done
 	cat > "$T/B.job" <<'JOB'
 . /top/vm/guest/lib.sh
-for d in s s4k; do
-cat > /tmp/$d.lua <<LUA
-n = 0
-request = function()
-	n = n + 1
-	return wrk.format(nil, "/$d/" .. (n % 1000 + 1))
-end
-LUA
-done
-n=1
-while :; do
-	wait_work req.$n 900 || fail "no request $n from A"
-	read -r path conns < /work/req.$n
-	[ "$path" = end ] && break
-	script=; case $path in /s|/s4k) script="-s /tmp$path.lua" ;; esac
-	wrk -t1 -c$conns -d8s $script http://$PEER_A:8080$path > /tmp/wrk 2>&1 || { cat /tmp/wrk; fail "wrk $path"; }
-	cp /tmp/wrk /work/wrk.$n
-	touch /work/done.$n
-	n=$((n + 1))
-done
+wrk_requests 8
 JOB
 	cat > "$T/A.job" <<'JOB'
 . /top/vm/guest/lib.sh
@@ -48,13 +29,7 @@ load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
 mkdir -p /mnt/dax /mnt/pc
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 /mnt/dax || fail "ext4 dax"
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mount /dev/pmem1 /mnt/pc || fail "ext4"
-for r in /mnt/dax /mnt/pc; do
-	head -c $((1 << 20)) /dev/urandom > $r/f1M
-	mkdir -p $r/s $r/s4k
-	for i in $(seq 1000); do head -c 65536 /dev/urandom > $r/s/$i; done
-	for i in $(seq 1000); do head -c 4096 /dev/urandom > $r/s4k/$i; done
-done
-sync
+http_files /mnt/dax /mnt/pc || fail "test files"
 echo 0 > /proc/sys/kernel/kptr_restrict
 echo -1 > /proc/sys/kernel/perf_event_paranoid
 n=1

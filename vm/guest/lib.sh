@@ -140,6 +140,50 @@ nginx_stop() { $NGINX -s stop; wait_for 10 sh -c '! pidof nginx'; }
 # cpu_busy: busy jiffies (USER_HZ, 100/s) of all CPUs: user, nice, system,
 # irq, softirq; what a sender costs the machine, kernel threads included
 cpu_busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+
+# http_files DIR...: the HTTP benchmarks' files in each DIR (30-http,
+# 31-http-profile): f1M, f64M, 1000 files of 64 KiB in s/, 1000 of 4 KiB
+# in s4k/ (named 1..1000)
+http_files() {
+	local r i
+	for r in "$@"; do
+		head -c $((1 << 20)) /dev/urandom > $r/f1M || return 1
+		head -c $((64 << 20)) /dev/urandom > $r/f64M || return 1
+		mkdir -p $r/s $r/s4k
+		for i in $(seq 1000); do head -c 65536 /dev/urandom > $r/s/$i; done
+		for i in $(seq 1000); do head -c 4096 /dev/urandom > $r/s4k/$i; done
+	done
+	sync
+}
+
+# wrk_requests SECS: guest B's side of the HTTP benchmarks. Runs each
+# request guest A writes as /work/req.N ("PATH CONNS", or "end") with wrk
+# for SECS seconds against A's port 8080 (/s and /s4k walk their 1000
+# files), keeps wrk's output as /work/wrk.N, then touches /work/done.N.
+# (not "secs": wait_for() sets that one)
+wrk_requests() {
+	local dur=$1 d n=1 path conns script
+	for d in s s4k; do
+		cat > /tmp/$d.lua <<LUA
+n = 0
+request = function()
+	n = n + 1
+	return wrk.format(nil, "/$d/" .. (n % 1000 + 1))
+end
+LUA
+	done
+	while :; do
+		wait_work req.$n 900 || fail "no request $n from A"
+		read -r path conns < /work/req.$n
+		[ "$path" = end ] && break
+		script=; case $path in /s|/s4k) script="-s /tmp$path.lua" ;; esac
+		wrk -t1 -c$conns -d${dur}s $script http://$PEER_A:8080$path > /tmp/wrk 2>&1 ||
+			{ cat /tmp/wrk; fail "wrk $path"; }
+		cp /tmp/wrk /work/wrk.$n
+		touch /work/done.$n
+		n=$((n + 1))
+	done
+}
 # raw ROW METRIC REP VALUE: one measured figure, for net-tests/bench/aggregate
 raw() { echo "$*" >> /work/raw.txt; }
 # measure ROW REP BYTES CMD...: run CMD (it moves BYTES), record MB/s (10^6
