@@ -65,6 +65,7 @@ struct conn_resp {
 	bool close_after;
 	bool by_copy;			/* the body goes by sendfile() */
 	bool wait_room;			/* ENOBUFS, nothing of ours in flight */
+	bool acked;			/* the last completion: by reference */
 	int status;
 	struct file_ref file;		/* closed before the next one */
 	size_t out_len, out_off;	/* the head (or a part's) in c->out */
@@ -110,6 +111,18 @@ static void close_file(struct conn *c)
 	fcache_close(&c->r.file);
 }
 
+/* e->wait_room counts them: completions then try them again */
+static void set_wait_room(struct conn_env *e, struct conn *c, bool on)
+{
+	if (c->r.wait_room == on)
+		return;
+	c->r.wait_room = on;
+	if (on)
+		e->wait_room++;
+	else
+		e->wait_room--;
+}
+
 /*
  * With sends in flight: a reset lets TCP drop their pages now, not at its
  * timeout.
@@ -130,6 +143,7 @@ static void conn_log(struct conn_env *e, struct conn *c);
  */
 void conn_destroy(struct conn_env *e, struct conn *c)
 {
+	set_wait_room(e, c, false);
 	if (c->r.under_way)
 		conn_log(e, c);
 	conn_reset(c);
@@ -150,7 +164,7 @@ static void conn_close(struct conn_env *e, struct conn *c)
 	close_file(c);
 	close(c->fd);	/* leaves the epoll set */
 	c->fd = -1;
-	c->r.wait_room = false;
+	set_wait_room(e, c, false);	/* a zombie waits for completions only */
 	c->state = C_ZOMBIE;
 	serve_uncount(e->srv, c->slot);
 }
@@ -238,6 +252,25 @@ static void conn_linger(struct conn_env *e, struct conn *c)
 	watch(e, c, EPOLLIN);
 }
 
+/*
+ * A response whose last send completed by reference ended when the client
+ * acknowledged its last bytes, and the client's next request has most
+ * often come with that ACK: read it now, not after an epoll_ctl() and
+ * another epoll_wait() (nothing read: the watch for input does the rest,
+ * the end of input included). Not for a send the module or the stack
+ * copied: that completion says nothing of the client.
+ */
+static void read_ahead(struct conn *c)
+{
+	ssize_t n;
+
+	do {
+		n = recv(c->fd, c->in, c->in_size, MSG_DONTWAIT);
+	} while (n < 0 && errno == EINTR);
+	if (n > 0)
+		c->in_len = n;
+}
+
 /* The response is complete: log it, then the next request or the end. */
 static void conn_done(struct conn_env *e, struct conn *c)
 {
@@ -250,6 +283,9 @@ static void conn_done(struct conn_env *e, struct conn *c)
 	c->in_len -= c->consumed;
 	memmove(c->in, c->in + c->consumed, c->in_len);
 	c->consumed = 0;
+	if (!c->in_len && c->r.acked && !e->stopping &&
+	    !serve_stop_asked(e->srv))
+		read_ahead(c);
 	c->state = C_READ;
 	c->deadline = now_mono() + (c->in_len ? e->cfg->header_ms :
 				     e->cfg->idle_ms) / 1e3;
@@ -316,7 +352,7 @@ static int no_room(struct conn_env *e, struct conn *c)
 	if (c->inflight)
 		return EBUSY_WAIT;
 	if (e->inflight) {
-		c->r.wait_room = true;
+		set_wait_room(e, c, true);
 		return EBUSY_WAIT;
 	}
 	c->r.by_copy = true;	/* the cap is held by other processes */
@@ -442,6 +478,7 @@ static void conn_write(struct conn_env *e, struct conn *c)
 {
 	int ret;
 
+	set_wait_room(e, c, false);	/* every call is a try */
 	do {
 		ret = send_head(e, c);
 		if (!ret)
@@ -707,6 +744,7 @@ void conn_completion(struct conn_env *e, const struct pmem_zc_completion *d)
 	}
 	c->inflight--;
 	e->inflight--;
+	c->r.acked = d->bytes_ref && !(d->flags & PMEM_ZC_C_STACK_COPIED);
 	c->r.by_ref += d->bytes_ref;
 	c->r.copied += d->bytes_copied;
 	if (c->state == C_ZOMBIE) {
@@ -723,10 +761,8 @@ void conn_completion(struct conn_env *e, const struct pmem_zc_completion *d)
 /* Completions came: a response that waits for room (ENOBUFS) tries again. */
 void conn_room(struct conn_env *e, struct conn *c)
 {
-	if (c->state == C_WRITE && c->r.wait_room) {
-		c->r.wait_room = false;
+	if (c->state == C_WRITE && c->r.wait_room)
 		conn_write(e, c);
-	}
 }
 
 /* The deadline of the state the connection is in, when @now is past it. */

@@ -58,6 +58,7 @@ struct conn_env {
 	/* written by conn.c */
 	uint64_t inflight;		/* sends of all connections */
 	uint64_t stale;			/* completions of no connection */
+	unsigned int wait_room;		/* responses waiting for room */
 	uint64_t boundary;		/* the next multipart boundary */
 	uint32_t next_id;		/* the last connection's id */
 	char date[HTTP_DATE_LEN];	/* the Date field, */
@@ -106,5 +107,7 @@ void serve_release(struct server *s, unsigned int slot);
 struct conn *serve_conn(struct server *s, unsigned int slot);
 /* A response is logged: --count. */
 void serve_logged(struct server *s);
+/* The worker is to stop: --count reached, or a signal. */
+bool serve_stop_asked(const struct server *s);
 
 #endif

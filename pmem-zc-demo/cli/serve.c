@@ -137,6 +137,11 @@ struct conn *serve_conn(struct server *s, unsigned int slot)
 	return slot < s->nslots ? s->slots[slot].conn : NULL;
 }
 
+bool serve_stop_asked(const struct server *s)
+{
+	return s->stop_asked;
+}
+
 void serve_logged(struct server *s)
 {
 	const struct serve_cfg *cfg = s->env.cfg;
@@ -274,7 +279,7 @@ static void on_completions(struct server *s)
 	} while (n == ARRAY_SIZE(done));
 	if (n < 0)
 		pr_err("reading completions: %s", strerror(-n));
-	for (j = 0; j < s->nslots; j++)
+	for (j = 0; j < s->nslots && s->env.wait_room; j++)
 		if (s->slots[j].conn)
 			conn_room(&s->env, s->slots[j].conn);
 }

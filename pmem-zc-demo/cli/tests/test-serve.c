@@ -1598,6 +1598,48 @@ static void drain_cut(void)
 	free(txt);
 }
 
+/*
+ * --count on a kept-alive connection: a request that came while the last
+ * counted response waited for its completion is not answered (the server
+ * reads a request as a by-reference response completes, not once it is to
+ * stop).
+ */
+static void count_keepalive(void)
+{
+	char *env[] = { "PMEM_ZC_FAKE_DELAY_MS=200", NULL };
+	static const char req[] = "GET /f4097 HTTP/1.1\r\nHost: t\r\n\r\n";
+	struct reader *r = calloc(1, sizeof(*r));
+	struct srv s;
+	char *txt, *body = NULL;
+	size_t blen;
+	int good = 0, i;
+
+	if (!r || !srv_start(&s, "count-ka", fake_bin, env, "--bind",
+			     "127.0.0.1", "--count", "2", NULL)) {
+		free(r);
+		return;
+	}
+	r->fd = tcp_to("127.0.0.1", s.port);
+	for (i = 0; i < 2; i++) {
+		send(r->fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
+		good += response_is(r, "f4097");
+	}
+	/* before the second response's completion (200 ms) */
+	send(r->fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
+	is_int(good, 2, "--count 2 on one connection: 2 responses");
+	is_int(next_response(r, &body, &blen), 0,
+	       "--count 2 on one connection: a third request is not answered");
+	free(body);
+	close(r->fd);
+	free(r);
+	is_int(wait_exit(s.pid, 10), 0,
+	       "--count 2 on one connection: exits 0");
+	txt = slurp(s.err, NULL);
+	has(txt, "summary: requests=2 ",
+	    "--count 2 on one connection: 2 requests in the summary");
+	free(txt);
+}
+
 static void workers_and_count(void)
 {
 	struct srv s;
@@ -1623,6 +1665,7 @@ static void workers_and_count(void)
 	curl(tpath("body"), url(&s, "127.0.0.1", "f1"), NULL);
 	curl(tpath("body"), url(&s, "127.0.0.1", "f1"), NULL);
 	is_int(wait_exit(s.pid, 10), 0, "--count 2: exits 0 after 2 requests");
+	count_keepalive();
 }
 
 void test_serve(void)
