@@ -39,7 +39,9 @@ struct pzc_user;
 /**
  * struct pzc_ctx - what one open /dev/pmem_zc file owns
  * @ref: the file, plus one per send in flight
- * @lock: protects everything below
+ * @lock: protects everything below; taken with irqs off everywhere: a send
+ *	may complete from the stack's callback with irqs off, even in hard
+ *	irq (netpoll's zap_completion_queue() frees skbs there)
  * @done: completed sends whose record was not read yet
  * @wait: read() and poll() wait here for @done
  * @next_cookie: the cookie of the next send

@@ -14,7 +14,9 @@
  * optmem limit refuses a send.
  *
  * Locking: pzc_users_lock (a spinlock) protects the table and every
- * pzc_user's counts; it nests inside a context's lock.
+ * pzc_user's counts; it nests inside a context's lock. Both are taken with
+ * irqs off everywhere: a send's completion gives back its charge from the
+ * network stack's callback (struct pzc_ctx).
  */
 #include <linux/hashtable.h>
 #include <linux/module.h>
@@ -54,7 +56,7 @@ struct pzc_user *pzc_user_get(kuid_t uid)
 {
 	struct pzc_user *u, *new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 
-	spin_lock(&pzc_users_lock);
+	spin_lock_irq(&pzc_users_lock);
 	hash_for_each_possible(pzc_users, u, node, __kuid_val(uid))
 		if (uid_eq(u->uid, uid))
 			goto found;
@@ -67,19 +69,22 @@ struct pzc_user *pzc_user_get(kuid_t uid)
 found:
 	if (u)
 		u->files++;
-	spin_unlock(&pzc_users_lock);
+	spin_unlock_irq(&pzc_users_lock);
 	kfree(new);
 	return u;
 }
 
+/* any context: a send's completion may put the last context of a user */
 void pzc_user_put(struct pzc_user *u)
 {
-	spin_lock(&pzc_users_lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&pzc_users_lock, flags);
 	if (!--u->files && !u->bytes && !u->ops) {
 		hash_del(&u->node);
 		kfree(u);
 	}
-	spin_unlock(&pzc_users_lock);
+	spin_unlock_irqrestore(&pzc_users_lock, flags);
 }
 
 /* what a send of @bytes costs in the caps: at least a page */
@@ -118,11 +123,11 @@ bool pzc_ctx_has_room(struct pzc_ctx *ctx)
 {
 	bool ret;
 
-	spin_lock(&ctx->lock);
+	spin_lock_irq(&ctx->lock);
 	spin_lock(&pzc_users_lock);
 	ret = pzc_ctx_room(ctx) != 0;
 	spin_unlock(&pzc_users_lock);
-	spin_unlock(&ctx->lock);
+	spin_unlock_irq(&ctx->lock);
 	return ret;
 }
 
@@ -141,7 +146,7 @@ int pzc_ctx_admit(struct pzc_ctx *ctx, u64 want, u64 *got)
 	struct pzc_user *u = ctx->user;
 	u64 room;
 
-	spin_lock(&ctx->lock);
+	spin_lock_irq(&ctx->lock);
 	spin_lock(&pzc_users_lock);
 	room = pzc_ctx_room(ctx);
 	*got = min(want, room);
@@ -153,7 +158,7 @@ int pzc_ctx_admit(struct pzc_ctx *ctx, u64 want, u64 *got)
 		pzc_stat_add(PZC_BYTES_INFLIGHT, *got);
 	}
 	spin_unlock(&pzc_users_lock);
-	spin_unlock(&ctx->lock);
+	spin_unlock_irq(&ctx->lock);
 	return *got ? 0 : -ENOBUFS;
 }
 
@@ -162,13 +167,16 @@ int pzc_ctx_admit(struct pzc_ctx *ctx, u64 want, u64 *got)
  * @ctx: the file
  * @admitted: bytes admitted
  * @kept: bytes the send keeps (queued); 0 gives back the send itself
+ *
+ * Any context: a send's completion gives back from the stack's callback.
  */
 void pzc_ctx_unadmit(struct pzc_ctx *ctx, u64 admitted, u64 kept)
 {
 	struct pzc_user *u = ctx->user;
 	u64 back = pzc_charge(admitted) - (kept ? pzc_charge(kept) : 0);
+	unsigned long flags;
 
-	spin_lock(&ctx->lock);
+	spin_lock_irqsave(&ctx->lock, flags);
 	spin_lock(&pzc_users_lock);
 	ctx->bytes -= back;
 	u->bytes -= back;
@@ -178,7 +186,7 @@ void pzc_ctx_unadmit(struct pzc_ctx *ctx, u64 admitted, u64 kept)
 	}
 	pzc_stat_add(PZC_BYTES_INFLIGHT, -(s64)(admitted - kept));
 	spin_unlock(&pzc_users_lock);
-	spin_unlock(&ctx->lock);
+	spin_unlock_irqrestore(&ctx->lock, flags);
 	/* room again: poll() says POLLOUT */
 	wake_up_interruptible_poll(&ctx->wait, EPOLLOUT | EPOLLWRNORM);
 }

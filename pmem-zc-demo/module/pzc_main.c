@@ -21,7 +21,9 @@
  *
  * Lifetime: every send in flight holds a module reference and one on its
  * file's context, until its completion has run; rmmod is refused until
- * then, and the exit drains the completion workqueue.
+ * then. A completion runs in the stack's callback when that is in
+ * interrupt context (RCU covers its return, and free_module() waits a
+ * grace period), else on pzc_wq, which the exit drains.
  */
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -31,7 +33,8 @@
 #include <linux/uaccess.h>
 #include "pzc.h"
 
-struct workqueue_struct *pzc_wq;	/* completions; drained at exit */
+/* completions not in interrupt context (pzc_send.c); drained at exit */
+struct workqueue_struct *pzc_wq;
 
 /* --- counters ------------------------------------------------------------ */
 
@@ -111,10 +114,10 @@ static int pzc_release(struct inode *inode, struct file *file)
 	struct list_head *p, *n;
 
 	/* sends in flight complete later and drop what they hold */
-	spin_lock(&ctx->lock);
+	spin_lock_irq(&ctx->lock);
 	ctx->released = true;
 	list_splice_init(&ctx->done, &done);
-	spin_unlock(&ctx->lock);
+	spin_unlock_irq(&ctx->lock);
 	list_for_each_safe(p, n, &done) {
 		struct pmem_zc_completion *rec =
 			&list_entry(p, struct pzc_done, node)->rec;
@@ -138,11 +141,11 @@ static ssize_t pzc_read(struct file *file, char __user *buf, size_t count,
 	if (count < size)
 		return -EINVAL;
 	while (count - n >= size) {
-		spin_lock(&ctx->lock);
+		spin_lock_irq(&ctx->lock);
 		d = list_first_entry_or_null(&ctx->done, struct pzc_done, node);
 		if (d)
 			list_del(&d->node);
-		spin_unlock(&ctx->lock);
+		spin_unlock_irq(&ctx->lock);
 		if (!d) {
 			if (n)
 				break;
@@ -156,9 +159,9 @@ static ssize_t pzc_read(struct file *file, char __user *buf, size_t count,
 		}
 		if (copy_to_user(buf + n, &d->rec, size)) {
 			/* keep it for the next read */
-			spin_lock(&ctx->lock);
+			spin_lock_irq(&ctx->lock);
 			list_add(&d->node, &ctx->done);
-			spin_unlock(&ctx->lock);
+			spin_unlock_irq(&ctx->lock);
 			return n ? n : -EFAULT;
 		}
 		n += size;
@@ -401,8 +404,9 @@ static void __exit pzc_exit(void)
 	/*
 	 * Every send holds a module reference until its completion has run,
 	 * so none is alive here; the last completion may still be returning
-	 * from its module_put(), and the last stack callback from queueing
-	 * it: drain the one, wait an RCU grace period for the other.
+	 * from its module_put(): from a work item (drained here) or from the
+	 * stack's callback in interrupt context, an RCU read-side critical
+	 * section that the grace period below waits for.
 	 */
 	destroy_workqueue(pzc_wq);
 	/* and every copy one until its release, which may be returning */

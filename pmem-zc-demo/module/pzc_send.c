@@ -7,11 +7,18 @@
  * sock_sendmsg(MSG_ZEROCOPY) and the ubuf_info as msg_ubuf, over a bvec
  * iterator: TCP takes a page reference per fragment and a reference on the
  * ubuf_info per skb, and drops both when the data is acknowledged (or the
- * connection is gone). When the last reference goes, the callback queues
- * the completion: the source is let go (its write denial lifted, the file
- * put) and a record is posted to the file the send came from. Nothing polls
- * page counts: other users of the same pages (a GUP pin, another send) do
- * not delay a completion.
+ * connection is gone). When the last reference goes the send completes:
+ * the source is let go (its write denial lifted, the file put) and a
+ * record is posted to the file the send came from. In interrupt context
+ * (most often the softirq that took the peer's ACK) the callback completes
+ * it there, as MSG_ZEROCOPY's callback posts its notification: a last
+ * fput() there is deferred by fput() itself. In process context (a socket
+ * backlog processed by release_sock(), tcp_disconnect()) it queues the
+ * completion to pzc_wq: a last fput() would otherwise wait for that task's
+ * return to user space, which a blocking recv() can put off indefinitely,
+ * with the file's mount pinned meanwhile. The ioctl's own last reference
+ * completes the send in the ioctl. Nothing polls page counts: other users
+ * of the same pages (a GUP pin, another send) do not delay a completion.
  *
  * The ioctl returns once the bytes are queued; a signal, a full socket
  * buffer with MSG_DONTWAIT, or a socket error after some bytes were queued
@@ -31,10 +38,12 @@
  * DAX mapping.
  *
  * A callback that is not the last may run in preemptible process context
- * (a socket closed with data queued): the module cannot exclude that it is
- * preempted after its last access and resumes after the module is gone; an
- * RCU read section around it, waited for at exit, narrows that to its
- * return instructions.
+ * (a backlog processed by release_sock()): the module cannot exclude that
+ * it is preempted after its last access and resumes after the module is
+ * gone; an RCU read section around it, waited for at exit, narrows that to
+ * its return instructions. A last one that completes the send (and drops
+ * its module reference) runs in interrupt context, where RCU covers it to
+ * its return.
  */
 #include <linux/bvec.h>
 #include <linux/fsnotify.h>
@@ -65,7 +74,7 @@
  *	skb that carries pages of the send
  * @ctx: the file the send came from
  * @src: the source, held until the completion
- * @work: the completion, in process context
+ * @work: the completion, when the last reference goes in process context
  * @bytes_ref: bytes queued as pages
  * @bytes_copied: bytes queued by copy
  * @zc_used: an skb carried pages of the send to the end
@@ -87,11 +96,16 @@ struct pzc_send_op {
 
 static_assert(offsetof(struct pzc_send_op, done) == 0);
 
-static void pzc_send_done(struct work_struct *work)
+/*
+ * The completion: from the stack's callback in interrupt context (a
+ * softirq, or with irqs off: netpoll frees skbs there; hence the irq-safe
+ * locks of the context and of its user), from pzc_wq, or from the ioctl.
+ */
+static void pzc_send_done(struct pzc_send_op *op)
 {
-	struct pzc_send_op *op = container_of(work, struct pzc_send_op, work);
 	struct pzc_ctx *ctx = op->ctx;
 	struct pmem_zc_completion *rec = &op->done.rec;
+	unsigned long flags;
 
 	pzc_src_put(&op->src);
 	pzc_stat_add(PZC_OPS_INFLIGHT, -1);
@@ -110,15 +124,15 @@ static void pzc_send_done(struct work_struct *work)
 	pzc_stat_add(PZC_BYTES_REF, rec->bytes_ref);
 	pzc_stat_add(PZC_BYTES_COPIED, rec->bytes_copied);
 
-	spin_lock(&ctx->lock);
+	spin_lock_irqsave(&ctx->lock, flags);
 	if (ctx->released) {
-		spin_unlock(&ctx->lock);
+		spin_unlock_irqrestore(&ctx->lock, flags);
 		pzc_ctx_unadmit(ctx, rec->bytes, 0);
 		kfree(op);
 		goto out;
 	}
 	list_add_tail(&op->done.node, &ctx->done);
-	spin_unlock(&ctx->lock);
+	spin_unlock_irqrestore(&ctx->lock, flags);
 	/* op now belongs to the reader */
 	wake_up_interruptible_poll(&ctx->wait, EPOLLIN | EPOLLRDNORM);
 out:
@@ -126,7 +140,12 @@ out:
 	module_put(THIS_MODULE);
 }
 
-/* Any context. The last reference queues the completion. */
+static void pzc_send_work(struct work_struct *work)
+{
+	pzc_send_done(container_of(work, struct pzc_send_op, work));
+}
+
+/* The stack's callback: any context. The last reference completes. */
 static void pzc_send_callback(struct sk_buff *skb, struct ubuf_info *uarg,
 			      bool success)
 {
@@ -138,8 +157,12 @@ static void pzc_send_callback(struct sk_buff *skb, struct ubuf_info *uarg,
 		WRITE_ONCE(op->zc_used, true);
 	else if (!success && !op->zc_copied)
 		WRITE_ONCE(op->zc_copied, true);
-	if (refcount_dec_and_test(&uarg->refcnt))
-		queue_work(pzc_wq, &op->work);
+	if (refcount_dec_and_test(&uarg->refcnt)) {
+		if (in_interrupt())	/* fput()'s own test for deferring */
+			pzc_send_done(op);
+		else
+			queue_work(pzc_wq, &op->work);
+	}
 	rcu_read_unlock();
 }
 
@@ -371,13 +394,17 @@ long pzc_send(struct pzc_ctx *ctx, const struct file *dev,
 	op->ctx = ctx;
 	refcount_inc(&ctx->ref);
 	__module_get(THIS_MODULE);
-	INIT_WORK(&op->work, pzc_send_done);
+	INIT_WORK(&op->work, pzc_send_work);
 	pzc_ubuf_set_ops(&op->ubuf, &pzc_ubuf_ops);
 	op->ubuf.flags = SKBFL_ZEROCOPY_FRAG | SKBFL_DONT_ORPHAN;
 	refcount_set(&op->ubuf.refcnt, 1);
 	pzc_stat_add(PZC_OPS_INFLIGHT, 1);
 
 	queued = pzc_send_loop(op, sock, a->offset, admitted, a->flags, &err);
+	if (op->src.seek) {	/* the send's holes are found: not needed */
+		fput(op->src.seek);
+		op->src.seek = NULL;
+	}
 	if (!err && admitted < a->length)
 		err = -ENOBUFS;		/* the cap let only part of it in */
 	op->done.rec.user_data = a->user_data;
@@ -388,7 +415,7 @@ long pzc_send(struct pzc_ctx *ctx, const struct file *dev,
 		/*
 		 * Nothing happened that a restart would repeat: no count, no
 		 * cookie, no access event, and the source let go now (no skb
-		 * has its pages), not when the silent op's work runs.
+		 * has its pages), not when the silent op completes.
 		 */
 		op->silent = true;
 		pzc_src_put(&op->src);
@@ -396,16 +423,21 @@ long pzc_send(struct pzc_ctx *ctx, const struct file *dev,
 	} else {
 		pzc_stat_add(PZC_SENDS, 1);
 		fsnotify_access(op->src.file);
-		spin_lock(&ctx->lock);
+		spin_lock_irq(&ctx->lock);
 		a->cookie = ++ctx->next_cookie;
-		spin_unlock(&ctx->lock);
+		spin_unlock_irq(&ctx->lock);
 		op->done.rec.cookie = a->cookie;
 		a->bytes_queued = queued;
 		a->error = err == -ERESTARTSYS ? EINTR : -err;
 		ret = 0;
 	}
-	/* our reference; the op may complete (and be read) from here on */
-	pzc_send_callback(NULL, &op->ubuf, true);
+	/*
+	 * Our reference; the op may complete (and be read) from here on. The
+	 * last one completes here: our file keeps the module, a last fput()
+	 * runs as we return to user space.
+	 */
+	if (refcount_dec_and_test(&op->ubuf.refcnt))
+		pzc_send_done(op);
 	sockfd_put(sock);
 	return ret;
 
