@@ -5,6 +5,8 @@
  *   zc_fuzz --seed N [--calls N] [--secs S] [--threads N] [--log DIR]
  *           [--src PATH]... [--ro PATH]... [--wsrc PATH]... [--dst PATH]...
  *           [--nodst PATH]... [--tsrc PATH]... [--misc PATH]...
+ *           [--peer IPV4] [--unpriv UID:GID]
+ *   zc_fuzz --serve SECS
  *
  * Each call is PMEM_ZC_IOC_SEND or PMEM_ZC_IOC_COPY with fields drawn
  * from what the ABI has edges at (fds of a pool, offsets and lengths at 0,
@@ -28,13 +30,24 @@
  * and what the fuzzer makes itself: TCP sockets connected to a sink that
  * reads, to a listener that never accepts, listening, unconnected, shut
  * down, reset by the peer; UDP and UNIX sockets, pipes, an eventfd, a
- * memfd, an io_uring, a number just closed, /dev/pmem_zc itself.
+ * memfd, an io_uring, a number just closed, /dev/pmem_zc itself. Over
+ * loopback every send goes by copy; with --peer, TCP sockets connected to
+ * another host's `zc_fuzz --serve` (a sink on port PEER_SINK that reads, a
+ * listener on PEER_STALL that never accepts) take pages by reference, and
+ * their completions come from the stack's callback, in softirq or in the
+ * process that closes, resets or disconnects them.
  *
  * Beside the callers, a racer closes and reopens pool entries, dup2()s
- * one fd over another, shuts sockets down, truncates and punches --tsrc
+ * one fd over another, shuts sockets down, resets them (SO_LINGER 0) or
+ * disconnects them (connect(AF_UNSPEC)), truncates and punches --tsrc
  * files, fork()s a child that makes a few calls, and signals the callers
  * (SIGUSR1, no SA_RESTART); a reader drains completions and checks their
- * reserved fields. With one thread the sequence of calls is the seed's;
+ * reserved fields. With --unpriv, the last caller thread runs as UID:GID
+ * (its own credentials, set by the raw syscalls, which change one thread
+ * only) on a /dev/pmem_zc of its own opening (the group's access): without
+ * CAP_SYS_RAWIO, so the owner rule of file sources is reached (EPERM for
+ * another user's file, a send for its own). With one thread the sequence
+ * of calls is the seed's;
  * races are not, so each thread logs every call (DIR/calls.T) and the
  * test keeps the logs of a failing run.
  *
@@ -72,18 +85,21 @@
 
 #define POOL_MAX	96
 #define THREADS_MAX	8
+#define PEER_SINK	5011	/* --serve's ports */
+#define PEER_STALL	5012
 
 enum kind {
 	K_SRC, K_RO, K_WSRC, K_DST, K_NODST, K_TSRC, K_MISC,
 	K_SINK, K_STALL, K_LISTEN, K_UNCONN, K_SHUT, K_RESET, K_UDP, K_UNIX,
 	K_PIPE, K_EVENTFD, K_MEMFD, K_URING, K_CLOSED, K_ZC,
+	K_RSINK, K_RSTALL,	/* --peer's */
 	K_NR
 };
 
 static const char *const kind_name[K_NR] = {
 	"src", "ro", "wsrc", "dst", "nodst", "tsrc", "misc", "sink", "stall",
 	"listen", "unconn", "shut", "reset", "udp", "unix", "pipe", "eventfd",
-	"memfd", "uring", "closed", "zc",
+	"memfd", "uring", "closed", "zc", "rsink", "rstall",
 };
 
 struct ent {
@@ -92,13 +108,18 @@ struct ent {
 	_Atomic int fd;
 	uint64_t size;		/* of a path's file or disk, at start */
 	uint64_t sum;		/* K_RO: its checksum at start */
+	bool foreign;		/* a regular file not --unpriv's */
 };
 
 static struct ent pool[POOL_MAX];
 static unsigned int npool;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static int zc = -1;
+static __thread int my_zc = -1;	/* the calling thread's /dev/pmem_zc */
+static __thread bool am_unpriv;		/* the --unpriv thread */
+static long unpriv_uid = -1, unpriv_gid = -1;
 static int sink_port, stall_port;
+static struct in_addr peer;	/* --peer's address */
 static atomic_bool stop;
 static _Atomic uint64_t ncalls, nok_send, nok_copy, nfail, ncompl;
 static _Atomic uint64_t nerr[160];
@@ -161,11 +182,11 @@ static int tcp_socket(void)
 	return fd;
 }
 
-static int tcp_connect(int port)
+static int tcp_connect_to(struct in_addr addr, int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+				 .sin_addr = addr };
 	int fd = tcp_socket();
 
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a))) {
@@ -175,10 +196,18 @@ static int tcp_connect(int port)
 	return fd;
 }
 
-static int tcp_listen(int *port)
+static int tcp_connect(int port)
+{
+	return tcp_connect_to((struct in_addr){ htonl(INADDR_LOOPBACK) },
+			      port);
+}
+
+/* a listener on @addr; @port in: the port (0: any), out: the one bound */
+static int tcp_listen_on(in_addr_t addr, int *port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+				 .sin_port = htons(port ? *port : 0),
+				 .sin_addr.s_addr = htonl(addr) };
 	socklen_t al = sizeof(a);
 	int fd = tcp_socket(), one = 1;
 
@@ -193,6 +222,13 @@ static int tcp_listen(int *port)
 	if (port)
 		*port = ntohs(a.sin_port);
 	return fd;
+}
+
+static int tcp_listen(int *port)
+{
+	if (port)
+		*port = 0;
+	return tcp_listen_on(INADDR_LOOPBACK, port);
 }
 
 /* A connection the peer resets: SO_LINGER 0 on the accepted end. */
@@ -237,6 +273,12 @@ static int open_kind(const struct ent *e)
 		break;
 	case K_STALL:
 		fd = tcp_connect(stall_port);
+		break;
+	case K_RSINK:
+		fd = tcp_connect_to(peer, PEER_SINK);
+		break;
+	case K_RSTALL:
+		fd = tcp_connect_to(peer, PEER_STALL);
 		break;
 	case K_LISTEN:
 		fd = tcp_listen(NULL);
@@ -470,12 +512,42 @@ static void one_call(uint64_t *s, FILE *log, unsigned int t);
 static const unsigned int no_dup2 = 1 << K_CLOSED | 1 << K_RO |
 				    1 << K_WSRC | 1 << K_NODST | 1 << K_DST;
 
+/*
+ * A socket's end: shut down, reset (SO_LINGER 0 and close: the queue
+ * purged) or disconnected (connect(AF_UNSPEC): tcp_disconnect()), each
+ * with sends of it in flight.
+ */
+static void racer_sock(uint64_t *s, struct ent *e)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct sockaddr sa = { .sa_family = AF_UNSPEC };
+	int fd = e->fd;
+
+	if (fd < 0)
+		return;
+	switch (below(s, 4)) {
+	case 0:
+		if (e->kind == K_SINK || e->kind == K_RSINK ||
+		    e->kind == K_RSTALL || e->kind == K_STALL) {
+			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+			reopen(e);
+		}
+		break;
+	case 1:
+		connect(fd, &sa, sizeof(sa));
+		break;
+	default:
+		shutdown(fd, below(s, 3));
+	}
+}
+
 static void *racer_thread(void *arg)
 {
 	uint64_t s = seed ^ 0x9e3779b97f4a7c15ULL;
 	struct ent *e, *f;
 
 	(void)arg;
+	my_zc = zc;		/* a forked child's calls */
 	while (!stop) {
 		e = &pool[below(&s, npool)];
 		switch (below(&s, 10)) {
@@ -493,8 +565,7 @@ static void *racer_thread(void *arg)
 				reopen(f);
 			break;
 		case 3:
-			if (e->fd >= 0)
-				shutdown(e->fd, below(&s, 3));
+			racer_sock(&s, e);
 			break;
 		case 4: {
 			struct pollfd p = { .fd = zc, .events = POLLIN | POLLOUT };
@@ -560,7 +631,8 @@ static void *racer_thread(void *arg)
 static const unsigned int want_src = 1 << K_SRC | 1 << K_RO | 1 << K_TSRC |
 				     1 << K_WSRC;
 static const unsigned int want_sock = 1 << K_SINK | 1 << K_STALL |
-				      1 << K_SHUT | 1 << K_RESET;
+				      1 << K_SHUT | 1 << K_RESET |
+				      1 << K_RSINK | 1 << K_RSTALL;
 static const unsigned int want_dst = 1 << K_DST | 1 << K_NODST | 1 << K_RO |
 				     1 << K_WSRC;
 
@@ -700,7 +772,7 @@ static void one_call(uint64_t *s, FILE *log, unsigned int t)
 				t, n, is_send ? "send" : "copy", size, fl, sfd,
 				kname(src), is_send ? "sock" : "dst", dfd,
 				kname(dst), off, len);
-		ret = ioctl(zc, req, &u);
+		ret = ioctl(my_zc, req, &u);
 		err = ret < 0 ? errno : 0;
 		count_err(err);
 		if (ret)
@@ -709,6 +781,11 @@ static void one_call(uint64_t *s, FILE *log, unsigned int t)
 		if (src && src->kind == K_WSRC && sfd == src->fd)
 			failure(log, "%s from a write-only fd succeeded (call %" PRIu64 ")",
 				is_send ? "send" : "copy", n);
+		/* K_RO's fds are never dup2() targets: still its file */
+		if (am_unpriv && src && src->kind == K_RO && src->foreign &&
+		    sfd == src->fd)
+			failure(log, "%s of %s, not the caller's, without CAP_SYS_RAWIO succeeded (call %" PRIu64 ")",
+				is_send ? "send" : "copy", src->path, n);
 		if (!is_send && dst && (dst->kind == K_NODST ||
 					dst->kind == K_RO) && dfd == dst->fd)
 			failure(log, "copy onto %s fd %d (%s) succeeded (call %" PRIu64 ")",
@@ -725,7 +802,7 @@ static void one_call(uint64_t *s, FILE *log, unsigned int t)
 		memset(&u, 0, sizeof(u));
 		if (log)
 			fprintf(log, "%u %" PRIu64 " ioctl %#lx\n", t, n, req);
-		ret = ioctl(zc, req, &u);
+		ret = ioctl(my_zc, req, &u);
 		err = ret < 0 ? errno : 0;
 		count_err(err);
 		if (!ret && req != PMEM_ZC_IOC_SEND && req != PMEM_ZC_IOC_COPY &&
@@ -740,10 +817,10 @@ static void one_call(uint64_t *s, FILE *log, unsigned int t)
 	if (log)
 		fprintf(log, "%u %" PRIu64 " read %u\n", t, n, size);
 	{
-		struct pollfd p = { .fd = zc, .events = POLLIN };
+		struct pollfd p = { .fd = my_zc, .events = POLLIN };
 
 		if (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
-			ssize_t r = read(zc, u.raw, size > sizeof(u.raw) ?
+			ssize_t r = read(my_zc, u.raw, size > sizeof(u.raw) ?
 					 sizeof(u.raw) : size);
 
 			if (r > 0 && r % sizeof(struct pmem_zc_completion))
@@ -771,6 +848,21 @@ static void *caller_thread(void *arg)
 
 	snprintf(path, sizeof(path), "%s/calls.%u", logdir, t);
 	log = fopen(path, "w");
+	my_zc = zc;
+	if (unpriv_uid >= 0 && t == nthreads - 1) {
+		/* this thread only: glibc's setuid() would change them all */
+		if (syscall(SYS_setgroups, 0, NULL) ||
+		    syscall(SYS_setresgid, unpriv_gid, unpriv_gid, unpriv_gid) ||
+		    syscall(SYS_setresuid, unpriv_uid, unpriv_uid, unpriv_uid) ||
+		    (my_zc = open("/dev/pmem_zc", O_RDWR | O_CLOEXEC)) < 0) {
+			perror("zc_fuzz: --unpriv");
+			exit(2);
+		}
+		am_unpriv = true;
+		if (log)
+			fprintf(log, "%u as uid %ld gid %ld, /dev/pmem_zc fd %d\n",
+				t, unpriv_uid, unpriv_gid, my_zc);
+	}
 	for (i = 0; !stop; i++) {
 		one_call(&s, log, t);
 		if (log && !(i % 256))
@@ -783,8 +875,34 @@ static void *caller_thread(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: zc_fuzz --seed N [--calls N] [--secs S] [--threads N] [--log DIR] [--src|--ro|--wsrc|--dst|--nodst|--tsrc|--misc PATH]...\n");
+	fprintf(stderr, "usage: zc_fuzz --seed N [--calls N] [--secs S] [--threads N] [--log DIR] [--src|--ro|--wsrc|--dst|--nodst|--tsrc|--misc PATH]... [--peer IPV4] [--unpriv UID:GID]\n       zc_fuzz --serve SECS\n");
 	exit(2);
+}
+
+/*
+ * The peer of --peer, on the other host: a sink that reads on PEER_SINK,
+ * a listener on PEER_STALL that never accepts (its queue fills, then the
+ * handshakes stall), for @secs or until killed.
+ */
+static int serve_peer(double secs)
+{
+	int sink_port = PEER_SINK, stall_port = PEER_STALL;
+	int sl = tcp_listen_on(INADDR_ANY, &sink_port);
+	int st = tcp_listen_on(INADDR_ANY, &stall_port);
+	pthread_t sink;
+	double t0 = now();
+
+	if (sl < 0 || st < 0) {
+		perror("zc_fuzz: --serve: listen");
+		return 2;
+	}
+	printf("zc_fuzz: serving on %d and %d\n", sink_port, stall_port);
+	pthread_create(&sink, NULL, sink_thread, &sl);
+	while (now() - t0 < secs)
+		usleep(100000);
+	stop = true;
+	pthread_join(sink, NULL);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -796,11 +914,13 @@ int main(int argc, char **argv)
 	};
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	pthread_t sink, reader, racer;
-	int i, k, sink_l, stall_l;
+	int i, k, sink_l, stall_l, npeer = 0;
 	unsigned int changed = 0, nro = 0, t;
 	double t0, secs;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* nothing for a child to repeat */
+	if (argc == 3 && !strcmp(argv[1], "--serve"))
+		return serve_peer(atof(argv[2]));
 	zc = open("/dev/pmem_zc", O_RDWR | O_CLOEXEC);
 	if (zc < 0) {
 		perror("zc_fuzz: /dev/pmem_zc");
@@ -828,7 +948,15 @@ int main(int argc, char **argv)
 			nthreads = atoi(v);
 		else if (!strcmp(a, "--log"))
 			logdir = v;
-		else {
+		else if (!strcmp(a, "--unpriv")) {
+			if (sscanf(v, "%ld:%ld", &unpriv_uid, &unpriv_gid) != 2 ||
+			    unpriv_uid < 1 || unpriv_gid < 1)
+				usage();
+		} else if (!strcmp(a, "--peer")) {
+			if (inet_pton(AF_INET, v, &peer) != 1)
+				usage();
+			npeer++;
+		} else {
 			for (k = 0; k < (int)(sizeof(popt) / sizeof(popt[0])); k++)
 				if (!strcmp(a, popt[k].opt))
 					break;
@@ -837,16 +965,28 @@ int main(int argc, char **argv)
 			add(popt[k].k, v);
 		}
 	}
-	if (!nthreads || nthreads > THREADS_MAX)
+	if (!nthreads || nthreads > THREADS_MAX ||
+	    (unpriv_uid >= 0 && nthreads < 2))
 		usage();
-	for (k = K_SINK; k < K_NR; k++)
+	for (k = K_SINK; k <= K_ZC; k++)
 		add(k, NULL);
+	for (i = 0; i < 3 * !!npeer; i++) {
+		add(K_RSINK, NULL);
+		add(K_RSTALL, NULL);
+	}
 	add(K_SINK, NULL);		/* the useful ones twice */
 	add(K_SINK, NULL);
 	add(K_STALL, NULL);
-	for (t = 0; t < npool; t++)
+	for (t = 0; t < npool; t++) {
+		struct stat st;
+
 		if (pool[t].kind == K_RO)
 			pool[t].sum = checksum(pool[t].path);
+		pool[t].foreign = unpriv_uid >= 0 && pool[t].path &&
+				  !stat(pool[t].path, &st) &&
+				  S_ISREG(st.st_mode) &&
+				  st.st_uid != (uid_t)unpriv_uid;
+	}
 	sigaction(SIGUSR1, &sa, NULL);		/* no SA_RESTART */
 	signal(SIGPIPE, SIG_IGN);
 	pthread_create(&sink, NULL, sink_thread, &sink_l);
