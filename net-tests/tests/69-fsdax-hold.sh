@@ -38,7 +38,7 @@
 #
 # Each case runs on one kernel with the fix on or off, switched by the
 # lab's debugfs knob (mm-export-patch/<version>/lab/):
-#   fixed (Y)   the operation is still blocked after 2 s, asleep in its
+#   fixed (Y)   the operation is still blocked after 1 s, asleep in its
 #               layout break (eviction in dax_break_layout_final, the
 #               others in ext4_wait_dax_page or xfs_wait_dax_page; sampled
 #               for up to 10 s more), it completes once the holder let go
@@ -358,7 +358,7 @@ one_case() {
 	esac
 	(sh -c 'echo $$ > /tmp/op.pid; exec "$@"' op "$@" 4>&-; echo $? > /tmp/op.rc) 4>&- &
 	if [ $fix = Y ]; then
-		sleep 2
+		sleep 1
 	else
 		# unfixed or copied, nothing waits: bounded, for a slow guest
 		wait_for 30 test -e /tmp/op.rc
