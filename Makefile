@@ -13,6 +13,9 @@
 #   make soak       crashes, concurrency, faults, memory pressure, poison
 #                   (test kernel; SOAK_SCALE=1 runs under an hour)
 #   make fuzz       fuzz prd's map= parser (FUZZ_SECONDS=60, ASan+UBSan)
+#   make fuzz-kernel
+#                   71-zc-fuzz long, on the test kernel (KASAN, lockdep):
+#                   FUZZ_CALLS=1000000 calls or FUZZ_SECS=1800 s
 #   make deb        the Debian packages (debian/: prd-dkms, pmem-zc-dkms,
 #                   pmem-zc) in build/deb/, checked by lintian
 #   make clean      remove build products and results from the work tree
@@ -42,7 +45,7 @@ KDIR = $(PMEMZC_CACHE)/kernel-$(KERNEL)-$(FLAVOUR)
 MODULE_DIRS := pmem-driver pmem-zc-demo/module net-tests/modules/warn_test \
 	       net-tests/modules/page_ref_test
 
-.PHONY: all deps kernel initramfs modules tools cli check check-both check-all demo shell bench soak fuzz deb clean distclean
+.PHONY: all deps kernel initramfs modules tools cli check check-both check-all demo shell bench soak fuzz fuzz-kernel deb clean distclean
 
 all: modules initramfs tools cli
 
@@ -116,6 +119,11 @@ soak: all
 
 fuzz:
 	@$(MAKE) --no-print-directory -C pmem-driver/tests fuzz
+
+FUZZ_CALLS ?= 1000000
+FUZZ_SECS ?= 1800
+fuzz-kernel: all
+	@FUZZ_CALLS=$(FUZZ_CALLS) FUZZ_SECS=$(FUZZ_SECS) net-tests/run 71-zc-fuzz
 
 # the Debian packages, built from a copy of the work tree in build/deb/
 # (vm/build-deb.sh), with the tools of vm/packages-deb.txt

@@ -21,21 +21,25 @@
 # call logs of a failing run are kept in the results.
 # FUZZ_SECS (120) and FUZZ_CALLS (100000): it stops at the first reached;
 # FUZZ_SEED (the date's day number unless set) is printed to re-run it.
-TEST_TIMEOUT=600
+# make fuzz-kernel runs it with 1,000,000 calls and up to 1800 s.
 FUZZ_SECS=${FUZZ_SECS:-120}
 FUZZ_CALLS=${FUZZ_CALLS:-100000}
+TEST_TIMEOUT=$((FUZZ_SECS + 480))
 FUZZ_SEED=${FUZZ_SEED:-$(( $(date +%s) / 86400 ))}
 
 test_run() {
-	cat > "$T/B.job" <<'JOB'
+	{
+		echo "SECS=$FUZZ_SECS"
+		cat <<'JOB'
 . /top/vm/guest/lib.sh
-/top/net-tests/tools/bin/zc_fuzz --serve 900 > /tmp/serve.out 2>&1 & srv=$!
+/top/net-tests/tools/bin/zc_fuzz --serve $((SECS + 600)) > /tmp/serve.out 2>&1 & srv=$!
 wait_for 10 listening 5012 || fail "zc_fuzz --serve"
 touch /work/B.ready
-wait_work A.fuzzed 600 || fail "A's fuzzer never ended"
+wait_work A.fuzzed $((SECS + 300)) || fail "A's fuzzer never ended"
 kill $srv; wait $srv 2> /dev/null
 true
 JOB
+	} > "$T/B.job"
 	{
 		echo "SECS=$FUZZ_SECS CALLS=$FUZZ_CALLS SEED=$FUZZ_SEED"
 		cat <<'JOB'
@@ -85,7 +89,7 @@ umount /mnt /mnt2 || fail "umount"
 rmmod pmem_zc && rmmod prd && echo unloaded > /work/unload || fail "rmmod"
 JOB
 	} > "$T/A.job"
-	vm_run2 "$T" 500 || return 1
+	vm_run2 "$T" $((FUZZ_SECS + 380)) || return 1
 	local out rc last
 	out=$T/fuzz.out rc=$(cat "$T/fuzz.rc" 2> /dev/null)
 	last=$(grep '^zc_fuzz: seed=' "$out")
