@@ -54,7 +54,7 @@ for m in none sparse devmap; do
 	wait_for 30 sh -c '! pgrep -u nobody > /dev/null' || fail "$m: trinity's children live on"
 	ran=$(grep -ao 'Ran [0-9]* syscalls' /tmp/tr.$m | tail -1 | awk '{print $2}')
 	echo "$m rc=$rc ran=${ran:-0} sends=$(( $(cat $S/sends) - s0 )) copies=$(( $(cat $S/copies) - c0 )) zc_errors=$(( $(errs) - e0 ))" >> /work/figure
-	tail -40 /tmp/tr.$m > /work/trinity.$m
+	cp /tmp/tr.$m /work/trinity.$m	# all of it: why it ended, its --stats
 	umount /mnt || { sleep 5; umount /mnt; } || fail "$m: umount"
 	wait_value 60 $S/ops_inflight 0 || fail "$m: sends in flight"
 	wait_value 60 /sys/block/pmem0/prd/pages_referenced 0 || fail "$m: pages referenced"
