@@ -1,6 +1,7 @@
 # Soak: Debian's trinity (issue 26, part 2) as an unprivileged user, with
 # prd in each page mode (none, sparse, devmap) and pmem_zc loaded, for
-# 90 x SOAK_SCALE s a mode (TRINITY_SECS: other seconds). The user is nobody, in the group that may open
+# 90 x SOAK_SCALE s a mode (TRINITY_SECS: other seconds; TRINITY_MODES:
+# some of the modes). The user is nobody, in the group that may open
 # /dev/pmem_zc (mode 0660, as the package's udev rule makes it). Trinity's
 # victims (-V) are a directory on ext4 -o dax over /dev/pmem1 owned by
 # nobody (-o dax with pages=devmap: fs-DAX takes ZONE_DEVICE pages only): files, and device nodes of a raw prd disk (/dev/pmem0, no
@@ -18,6 +19,7 @@ SOAK_SCALE=${SOAK_SCALE:-1}
 
 test_run() {
 	local secs=${TRINITY_SECS:-$((90 * SOAK_SCALE))} tr
+	local modes=${TRINITY_MODES:-none sparse devmap}
 	# from Debian's .deb, never installed on the host; not in the
 	# initramfs (11 MB, which 40-pressure's smallest guest has not got
 	# to spare): from the test's folder, /work in the guest
@@ -25,13 +27,13 @@ test_run() {
 	install -m 0755 "$tr" "$T/trinity"
 	cat > "$T/A.job" <<JOB
 . /top/vm/guest/lib.sh
-SECS=$secs
+SECS=$secs MODES="$modes"
 JOB
 	cat >> "$T/A.job" <<'JOB'
 echo 600 > /proc/sys/kernel/hung_task_timeout_secs
 cp /work/trinity /tmp/trinity || fail "no trinity"
 S=/sys/class/misc/pmem_zc/stats
-for m in none sparse devmap; do
+for m in $MODES; do
 	load_zc map=256M@4G,256M@0x110000000 pages=$m || fail "$m: load"
 	chgrp nogroup /dev/pmem_zc && chmod 0660 /dev/pmem_zc || fail "group access"
 	# fs-DAX needs ZONE_DEVICE pages: pages=devmap only
@@ -67,7 +69,7 @@ JOB
 	[ $rc = 0 ] || return 1
 	grep -a '^ok - ' "$T/A.serial.log"
 	local m line ran
-	for m in none sparse devmap; do
+	for m in $modes; do
 		line=$(grep "^$m " "$T/figure") || { echo "not ok - $m: no figure"; return 1; }
 		echo "# soak-figure trinity $line"
 		ran=$(echo "$line" | sed -n 's/.* ran=\([0-9]*\).*/\1/p')
