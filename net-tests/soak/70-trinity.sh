@@ -3,9 +3,9 @@
 # 90 x SOAK_SCALE s a mode (TRINITY_SECS: other seconds; TRINITY_MODES:
 # some of the modes). The user is nobody, in the group that may open
 # /dev/pmem_zc (mode 0660, as the package's udev rule makes it). Trinity's
-# victims (-V) are a directory on ext4 -o dax over /dev/pmem1 owned by
-# nobody (-o dax with pages=devmap: fs-DAX takes ZONE_DEVICE pages only): files, and device nodes of a raw prd disk (/dev/pmem0, no
-# filesystem on it) and of /dev/pmem_zc, so that its fd providers hand
+# victims (-V) are a directory on ext4 over /dev/pmem1 owned by nobody
+# (-o dax with pages=devmap: fs-DAX takes ZONE_DEVICE pages only): files,
+# and device nodes of a raw prd disk (/dev/pmem0, no filesystem on it) and of /dev/pmem_zc, so that its fd providers hand
 # them to every syscall it makes. The hung-task timeout is raised for TCG
 # (its default, 120 s, is met by a debug kernel under trinity); no splat
 # is filtered. Afterwards nothing is in flight or referenced and both
