@@ -14,11 +14,12 @@
 # refused: the sum of its err_* counters). Trinity's own socket fds are
 # off (--disable-fds=sockets): building its socket cache segfaults it in
 # these guests; its socket syscalls still run.
-TEST_TIMEOUT=1800
 SOAK_SCALE=${SOAK_SCALE:-1}
+TRINITY_SECS=${TRINITY_SECS:-$((90 * SOAK_SCALE))}
+TEST_TIMEOUT=$((3 * TRINITY_SECS + 900))
 
 test_run() {
-	local secs=${TRINITY_SECS:-$((90 * SOAK_SCALE))} tr
+	local secs=$TRINITY_SECS tr
 	local modes=${TRINITY_MODES:-none sparse devmap}
 	# from Debian's .deb, never installed on the host; not in the
 	# initramfs (11 MB, which 40-pressure's smallest guest has not got
@@ -33,6 +34,7 @@ JOB
 echo 600 > /proc/sys/kernel/hung_task_timeout_secs
 cp /work/trinity /tmp/trinity || fail "no trinity"
 S=/sys/class/misc/pmem_zc/stats
+errs() { cat $S/err_* | awk '{ n += $1 } END { print n }'; }
 for m in $MODES; do
 	load_zc map=256M@4G,256M@0x110000000 pages=$m || fail "$m: load"
 	chgrp nogroup /dev/pmem_zc && chmod 0660 /dev/pmem_zc || fail "group access"
@@ -44,7 +46,6 @@ for m in $MODES; do
 	mknod /mnt/tv/pmem0 b $(tr : ' ' < /sys/class/block/pmem0/dev) &&
 		mknod /mnt/tv/pmem_zc c $(tr : ' ' < /sys/class/misc/pmem_zc/dev) || fail "mknod"
 	chown -R nobody:nogroup /mnt/tv /mnt/tr && chmod 0660 /mnt/tv/pmem0 /mnt/tv/pmem_zc
-	errs() { cat $S/err_* | awk '{ n += $1 } END { print n }'; }
 	s0=$(cat $S/sends) c0=$(cat $S/copies) e0=$(errs)
 	cd /mnt/tr
 	# the kernel is tainted already (out-of-tree modules): trinity stops

@@ -521,14 +521,15 @@ static void racer_sock(uint64_t *s, struct ent *e)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	struct sockaddr sa = { .sa_family = AF_UNSPEC };
+	const unsigned int connected = 1 << K_SINK | 1 << K_STALL |
+				       1 << K_RSINK | 1 << K_RSTALL;
 	int fd = e->fd;
 
 	if (fd < 0)
 		return;
 	switch (below(s, 4)) {
 	case 0:
-		if (e->kind == K_SINK || e->kind == K_RSINK ||
-		    e->kind == K_RSTALL || e->kind == K_STALL) {
+		if (1U << e->kind & connected) {
 			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 			reopen(e);
 		}
@@ -914,7 +915,8 @@ int main(int argc, char **argv)
 	};
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	pthread_t sink, reader, racer;
-	int i, k, sink_l, stall_l, npeer = 0;
+	int i, k, sink_l, stall_l;
+	bool have_peer = false;
 	unsigned int changed = 0, nro = 0, t;
 	double t0, secs;
 
@@ -955,7 +957,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--peer")) {
 			if (inet_pton(AF_INET, v, &peer) != 1)
 				usage();
-			npeer++;
+			have_peer = true;
 		} else {
 			for (k = 0; k < (int)(sizeof(popt) / sizeof(popt[0])); k++)
 				if (!strcmp(a, popt[k].opt))
@@ -970,7 +972,7 @@ int main(int argc, char **argv)
 		usage();
 	for (k = K_SINK; k <= K_ZC; k++)
 		add(k, NULL);
-	for (i = 0; i < 3 * !!npeer; i++) {
+	for (i = 0; have_peer && i < 3; i++) {
 		add(K_RSINK, NULL);
 		add(K_RSTALL, NULL);
 	}

@@ -164,7 +164,6 @@ static void conn_close(struct conn_env *e, struct conn *c)
 	close_file(c);
 	close(c->fd);	/* leaves the epoll set */
 	c->fd = -1;
-	set_wait_room(e, c, false);	/* a zombie waits for completions only */
 	c->state = C_ZOMBIE;
 	serve_uncount(e->srv, c->slot);
 }

@@ -118,6 +118,8 @@ struct pzc_extent {
 int pzc_src_get(struct pzc_src *src, const struct file *dev, int fd,
 		u64 offset, u64 length);
 void pzc_src_put(struct pzc_src *src);
+/* no more extents will be looked up: the private open for SEEK_DATA goes */
+void pzc_src_put_seek(struct pzc_src *src);
 int pzc_src_extent(struct pzc_src *src, u64 pos, u64 len,
 		   struct pzc_extent *ext);
 

@@ -401,10 +401,7 @@ long pzc_send(struct pzc_ctx *ctx, const struct file *dev,
 	pzc_stat_add(PZC_OPS_INFLIGHT, 1);
 
 	queued = pzc_send_loop(op, sock, a->offset, admitted, a->flags, &err);
-	if (op->src.seek) {	/* the send's holes are found: not needed */
-		fput(op->src.seek);
-		op->src.seek = NULL;
-	}
+	pzc_src_put_seek(&op->src);	/* the send's holes are found */
 	if (!err && admitted < a->length)
 		err = -ENOBUFS;		/* the cap let only part of it in */
 	op->done.rec.user_data = a->user_data;

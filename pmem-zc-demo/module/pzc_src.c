@@ -55,10 +55,16 @@
 /* bytes of one extent at most: bmap() is called once per block of it */
 #define PZC_EXTENT_MAX		SZ_1M
 
-void pzc_src_put(struct pzc_src *src)
+void pzc_src_put_seek(struct pzc_src *src)
 {
 	if (src->seek)
 		fput(src->seek);
+	src->seek = NULL;
+}
+
+void pzc_src_put(struct pzc_src *src)
+{
+	pzc_src_put_seek(src);
 	if (src->deny)
 		allow_write_access(src->file);
 	if (src->file)
