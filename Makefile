@@ -3,11 +3,16 @@
 #   make            build the test kernel, initramfs and the project's modules
 #   make demo       boot guests A and B and show pmem data reaching B
 #   make check      every test on 6.12, then a subset on 6.1 (its kernel
-#                   without debug options); what CI runs; the last line is
-#                   "N passed, N failed" (KERNEL=6.1 or 6.12: every test on
-#                   that kernel alone)
-#   make check-both every test on 6.12, then the subset on 6.1's test kernel
-#   make check-all  every test on 6.12, then every two-guest test on 6.1
+#                   without debug options), then one on Debian's own 6.12
+#                   and 6.1; what CI runs; the last line is "N passed, N
+#                   failed" (KERNEL=6.1 or 6.12: every test on that kernel
+#                   alone)
+#   make check-both every test on 6.12, the subset on 6.1's test kernel,
+#                   Debian's
+#   make check-all  every test on 6.12, every two-guest test on 6.1,
+#                   Debian's
+#   make check-debian
+#                   the subset on Debian's own 6.12 and 6.1 alone
 #   make shell      guests A and B on the link, a shell in each (tmux)
 #   make bench      benchmarks on the kernel without debug options
 #   make soak       crashes, concurrency, faults, memory pressure, poison
@@ -61,10 +66,12 @@ initramfs: kernel
 	@vm/build-initramfs.sh $(FLAVOUR)
 
 # each module dir records the kernel it was built for (net-tests/run checks);
-# the lab builds them with -Werror (a warning fails make, on both kernels)
+# the lab builds them with -Werror (a warning fails make, on both kernels),
+# prd and pmem_zc with gcov on the test kernel (PMEMZC_GCOV, their Kbuild)
 modules: kernel
 	@for d in $(MODULE_DIRS); do \
-		$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d KCFLAGS=-Werror modules || exit 1; \
+		$(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d KCFLAGS=-Werror \
+			$(if $(filter test,$(FLAVOUR)),PMEMZC_GCOV=y) modules || exit 1; \
 		readlink -f $(KDIR) > $$d/.pmemzc-kernel; \
 	done
 
@@ -78,7 +85,7 @@ cli:
 
 # what CI runs: the whole suite on 6.12's test kernel (KASAN, lockdep),
 # then the 6.1 subset on 6.1's bench kernel, each kernel built before its
-# run (net-tests/check). KERNEL=... on the command line: the whole suite on
+# run, then the subset on Debian's own kernels (net-tests/check). KERNEL=... on the command line: the whole suite on
 # that kernel alone. check-both: the subset on 6.1's test kernel instead
 # (over CI's limit cold). check-all: every two-guest test on 6.1 too.
 # (the kernels and flavours are net-tests/check's to pick: a KERNEL= or

@@ -1,5 +1,5 @@
 # Host only: make check (net-tests/check) over stand-ins for make and the
-# runner. Its last line adds both runs up and its exit status agrees with
+# runner. Its last line adds the runs up and its exit status agrees with
 # it in every case: all passing; a failed test on 6.12; the runner exiting
 # as interrupted; a runner that exits non-zero with no failed test, or
 # ends without a summary; make failing for either kernel (the other
@@ -11,11 +11,12 @@
 # 6.1's bench kernel (--debug: its test kernel) with 69's 6.1 subset of
 # cases (FSDAX_MATRIX=subset; check, the 6.12 run's, with --debug and
 # --all); --all runs every test numbered 10 and up on 6.1's test kernel;
-# --debian runs its subset on Debian's own 6.12, then 6.1, and no lab kernel.
+# then each runs its Debian subset on Debian's own 6.12, then 6.1; --debian
+# runs that alone, and no lab kernel.
 TEST_TIMEOUT=90
 
 test_run() {
-	local s=$T/top env out rc last want bad=0 nlab nsub ndeb calls pid t0 dt sig
+	local s=$T/top env out rc last want bad=0 nlab nsub ndeb deb calls pid t0 dt sig
 	# as make check KERNEL=... runs us: make's variables are not the stand-ins'
 	unset MAKEFLAGS MAKEOVERRIDES MFLAGS MAKELEVEL PMEMZC_SUBSET_6_1 PMEMZC_SUBSET_DEBIAN FSDAX_MATRIX
 	mkdir -p "$s/net-tests/tests" "$s/vm"
@@ -33,14 +34,13 @@ test_run() {
 	cat > "$s/net-tests/run" <<'RUN'
 #!/bin/bash
 echo "run $PMEMZC_KERNEL $PMEMZC_FLAVOUR ${FSDAX_MATRIX:-unset} $#${1:+ $1}" >> "$LOG"
-case "$PMEMZC_KERNEL:${RUNMODE:-}" in
+case "$PMEMZC_KERNEL-$PMEMZC_FLAVOUR:${RUNMODE:-}" in
 *:int) echo "3 passed, 0 failed"; exit 130 ;;
 *:sleep) trap 'echo "2 passed, 1 failed"; exit 143' TERM; sleep 30 & wait; exit 9 ;;
-6.12:fail) echo "35 passed, 1 failed"; exit 1 ;;
+6.12-test:fail) echo "35 passed, 1 failed"; exit 1 ;;
 *:silent) echo "5 passed, 0 failed"; exit 1 ;;
 *:nosummary) echo "ok 1 - something"; exit 1 ;;
-6.12:*) [ $# = 0 ] && echo "36 passed, 0 failed" || echo "$# passed, 0 failed" ;;
-6.1:*) echo "$# passed, 0 failed" ;;
+*) [ $# = 0 ] && echo "36 passed, 0 failed" || echo "$# passed, 0 failed" ;;
 esac
 RUN
 	chmod +x "$s/net-tests/run" "$s/net-tests/check"
@@ -58,25 +58,26 @@ RUN
 			bad=1
 		fi
 	done <<CASES
-X=1||0|$((36 + nsub)) passed, 0 failed
-X=1|--all|0|$((36 + nlab)) passed, 0 failed
-X=1|--debug|0|$((36 + nsub)) passed, 0 failed
+X=1||0|$((36 + nsub + 2 * ndeb)) passed, 0 failed
+X=1|--all|0|$((36 + nlab + 2 * ndeb)) passed, 0 failed
+X=1|--debug|0|$((36 + nsub + 2 * ndeb)) passed, 0 failed
 X=1|--debian|0|$((2 * ndeb)) passed, 0 failed
-RUNMODE=fail||1|$((35 + nsub)) passed, 1 failed
+RUNMODE=fail||1|$((35 + nsub + 2 * ndeb)) passed, 1 failed
 RUNMODE=int||130|3 passed, 1 failed
-RUNMODE=silent||1|10 passed, 2 failed
-RUNMODE=nosummary||1|0 passed, 2 failed
-FAILMAKE=6.12all||1|$nsub passed, 1 failed
-FAILMAKE=6.1all||1|36 passed, 1 failed
+RUNMODE=silent||1|20 passed, 4 failed
+RUNMODE=nosummary||1|0 passed, 4 failed
+FAILMAKE=6.12all||1|$((nsub + ndeb)) passed, 2 failed
+FAILMAKE=6.1all||1|$((36 + ndeb)) passed, 2 failed
 FAILMAKE=deps||1|0 passed, 1 failed
-PMEMZC_SUBSET_6_1=44-demo 99-none||1|36 passed, 1 failed
-PMEMZC_SUBSET_6_1=4*||1|36 passed, 1 failed
+PMEMZC_SUBSET_6_1=44-demo 99-none||1|$((36 + 2 * ndeb)) passed, 1 failed
+PMEMZC_SUBSET_6_1=4*||1|$((36 + 2 * ndeb)) passed, 1 failed
 X=1|--bogus|2|usage: net-tests/check [--debug|--all|--debian]
 X=1|--all extra|2|usage: net-tests/check [--debug|--all|--debian]
 X=1|--debug --all|2|usage: net-tests/check [--debug|--all|--debian]
 CASES
 
 	# the order: packages, then each kernel built right before its run
+	deb="all 6.12 debian;run 6.12 debian check $ndeb 44-demo;all 6.1 debian;run 6.1 debian check $ndeb 44-demo;"
 	while IFS='|' read -r args want desc; do
 		: > "$LOG"
 		# shellcheck disable=SC2086
@@ -89,10 +90,10 @@ CASES
 			bad=1
 		fi
 	done <<CASES
-|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 bench;run 6.1 bench subset $nsub 44-demo;|deps, then 6.12's test kernel built and run (69's check cases), then 6.1's bench kernel built and its $nsub tests run (69's 6.1 subset of cases)
---debug|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 test;run 6.1 test check $nsub 44-demo;|--debug: the $nsub tests on 6.1's test kernel, 69's check cases
---all|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 test;run 6.1 test check $nlab 10-link;|--all: the $nlab tests numbered 10 and up on 6.1's test kernel, from 10-link, 69's check cases
---debian|deps  ;all 6.12 debian;run 6.12 debian check $ndeb 44-demo;all 6.1 debian;run 6.1 debian check $ndeb 44-demo;|--debian: Debian's own 6.12 and 6.1, each the $ndeb tests of its subset
+|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 bench;run 6.1 bench subset $nsub 44-demo;$deb|deps, then 6.12's test kernel built and run (69's check cases), then 6.1's bench kernel built and its $nsub tests run (69's 6.1 subset of cases), then Debian's 6.12 and 6.1, $ndeb tests each
+--debug|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 test;run 6.1 test check $nsub 44-demo;$deb|--debug: the $nsub tests on 6.1's test kernel, 69's check cases, then Debian's
+--all|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 test;run 6.1 test check $nlab 10-link;$deb|--all: the $nlab tests numbered 10 and up on 6.1's test kernel, from 10-link, 69's check cases, then Debian's
+--debian|deps  ;$deb|--debian: Debian's own 6.12 and 6.1, each the $ndeb tests of its subset, and no lab kernel
 CASES
 
 	# signals while a runner or a build runs: passed on, the runner's
