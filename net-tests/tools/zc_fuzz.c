@@ -27,6 +27,10 @@
  *   --tsrc  sources that a racer truncates, punches and rewrites
  *   --misc  anything else, opened read-only (directories, non-pmem disks
  *           and files)
+ *   --nosrc files the module must refuse as sources, opened read-only
+ *           (DAX files of XFS, which may share their extents without a
+ *           writer: ext2/3/4 only): a send or copy from one that succeeds
+ *           is a failure
  * and what the fuzzer makes itself: TCP sockets connected to a sink that
  * reads, to a listener that never accepts, listening, unconnected, shut
  * down, reset by the peer; UDP and UNIX sockets, pipes, an eventfd, a
@@ -39,8 +43,11 @@
  *
  * Beside the callers, a racer closes and reopens pool entries, dup2()s
  * one fd over another, shuts sockets down, resets them (SO_LINGER 0) or
- * disconnects them (connect(AF_UNSPEC)), truncates and punches --tsrc
- * files, fork()s a child that makes a few calls, and signals the callers
+ * disconnects them (connect(AF_UNSPEC)), truncates, punches and unlinks
+ * --tsrc files (a new file under the name; the pool's fds keep the old
+ * one), re-reads the partition table of --src disks (BLKRRPART: EBUSY
+ * while a partition is open), fork()s a child that makes a few calls, and
+ * signals the callers
  * (SIGUSR1, no SA_RESTART); a reader drains completions and checks their
  * reserved fields. With --unpriv, the last caller thread runs as UID:GID
  * (its own credentials, set by the raw syscalls, which change one thread
@@ -89,7 +96,7 @@
 #define PEER_STALL	5012
 
 enum kind {
-	K_SRC, K_RO, K_WSRC, K_DST, K_NODST, K_TSRC, K_MISC,
+	K_SRC, K_RO, K_WSRC, K_DST, K_NODST, K_TSRC, K_MISC, K_NOSRC,
 	K_SINK, K_STALL, K_LISTEN, K_UNCONN, K_SHUT, K_RESET, K_UDP, K_UNIX,
 	K_PIPE, K_EVENTFD, K_MEMFD, K_URING, K_CLOSED, K_ZC,
 	K_RSINK, K_RSTALL,	/* --peer's */
@@ -97,7 +104,7 @@ enum kind {
 };
 
 static const char *const kind_name[K_NR] = {
-	"src", "ro", "wsrc", "dst", "nodst", "tsrc", "misc", "sink", "stall",
+	"src", "ro", "wsrc", "dst", "nodst", "tsrc", "misc", "nosrc", "sink", "stall",
 	"listen", "unconn", "shut", "reset", "udp", "unix", "pipe", "eventfd",
 	"memfd", "uring", "closed", "zc", "rsink", "rstall",
 };
@@ -122,6 +129,8 @@ static int sink_port, stall_port;
 static struct in_addr peer;	/* --peer's address */
 static atomic_bool stop;
 static _Atomic uint64_t ncalls, nok_send, nok_copy, nfail, ncompl;
+/* the racer's unlinks of --tsrc files, partition rescans and those done */
+static uint64_t nunlink, nrescan, nrescan_ok;
 static _Atomic uint64_t nerr[160];
 static uint64_t max_calls = 100000;
 static double max_secs = 120;
@@ -259,7 +268,7 @@ static int open_kind(const struct ent *e)
 	int fd = -1, p[2];
 
 	switch (e->kind) {
-	case K_SRC: case K_RO: case K_TSRC: case K_MISC:
+	case K_SRC: case K_RO: case K_TSRC: case K_MISC: case K_NOSRC:
 		fd = open(e->path, O_RDONLY | O_CLOEXEC);
 		break;
 	case K_WSRC:
@@ -510,7 +519,8 @@ static void one_call(uint64_t *s, FILE *log, unsigned int t);
  * checksums rely on it
  */
 static const unsigned int no_dup2 = 1 << K_CLOSED | 1 << K_RO |
-				    1 << K_WSRC | 1 << K_NODST | 1 << K_DST;
+				    1 << K_WSRC | 1 << K_NODST | 1 << K_DST |
+				    1 << K_NOSRC;
 
 /*
  * A socket's end: shut down, reset (SO_LINGER 0 and close: the queue
@@ -540,6 +550,41 @@ static void racer_sock(uint64_t *s, struct ent *e)
 	default:
 		shutdown(fd, below(s, 3));
 	}
+}
+
+/* unlink E's file and make a new one of the same size under its name */
+static void racer_unlink(uint64_t *s, struct ent *e)
+{
+	char buf[4096];
+	int fd;
+
+	if (unlink(e->path))
+		return;
+	nunlink++;
+	fd = open(e->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	memset(buf, (int)below(s, 256), sizeof(buf));
+	pwrite(fd, buf, sizeof(buf), 0);
+	ftruncate(fd, e->size);
+	close(fd);
+}
+
+/*
+ * re-read a disk's partition table (BLKRRPART): refused with EBUSY while
+ * one of its partitions is open, which the pool's mostly are; done when the
+ * racer's reopens left them all closed, under a send from the disk
+ */
+static void racer_rescan(struct ent *e)
+{
+	struct stat st;
+	int fd = e->fd;
+
+	if (e->kind != K_SRC || fd < 0 || fstat(fd, &st) || !S_ISBLK(st.st_mode))
+		return;
+	nrescan++;
+	if (!ioctl(fd, BLKRRPART))
+		nrescan_ok++;
 }
 
 static void *racer_thread(void *arg)
@@ -579,7 +624,7 @@ static void *racer_thread(void *arg)
 				int fd = open(e->path, O_WRONLY | O_CLOEXEC);
 
 				if (fd >= 0) {
-					switch (below(&s, 3)) {
+					switch (below(&s, 4)) {
 					case 0:
 						ftruncate(fd, below(&s, e->size + 1));
 						break;
@@ -589,13 +634,28 @@ static void *racer_thread(void *arg)
 							  below(&s, e->size) & ~4095ULL,
 							  4096 << below(&s, 8));
 						break;
-					default:
+					case 2:
 						pwrite(fd, "zc_fuzz", 7,
 						       below(&s, e->size));
+						break;
+					default:
+						/*
+						 * a new file under the name: the
+						 * pool's fds still hold the old
+						 * inode, whose eviction waits for
+						 * the pages in flight
+						 */
+						racer_unlink(&s, e);
 					}
 					close(fd);
 				}
 			}
+			break;
+		case 7:
+			pthread_kill(callers[below(&s, nthreads)], SIGUSR1);
+			break;
+		case 8:
+			racer_rescan(e);
 			break;
 		case 6: {
 			pid_t pid = fork();
@@ -616,9 +676,6 @@ static void *racer_thread(void *arg)
 					st);
 			break;
 		}
-		case 7:
-			pthread_kill(callers[below(&s, nthreads)], SIGUSR1);
-			break;
 		default:
 			usleep(1000);
 		}
@@ -630,7 +687,7 @@ static void *racer_thread(void *arg)
 
 /* the kinds a call's role wants most: half the picks are one of them */
 static const unsigned int want_src = 1 << K_SRC | 1 << K_RO | 1 << K_TSRC |
-				     1 << K_WSRC;
+				     1 << K_WSRC | 1 << K_NOSRC;
 static const unsigned int want_sock = 1 << K_SINK | 1 << K_STALL |
 				      1 << K_SHUT | 1 << K_RESET |
 				      1 << K_RSINK | 1 << K_RSTALL;
@@ -782,6 +839,9 @@ static void one_call(uint64_t *s, FILE *log, unsigned int t)
 		if (src && src->kind == K_WSRC && sfd == src->fd)
 			failure(log, "%s from a write-only fd succeeded (call %" PRIu64 ")",
 				is_send ? "send" : "copy", n);
+		if (src && src->kind == K_NOSRC && sfd == src->fd)
+			failure(log, "%s from %s, a source the module refuses, succeeded (call %" PRIu64 ")",
+				is_send ? "send" : "copy", src->path, n);
 		/* K_RO's fds are never dup2() targets: still its file */
 		if (am_unpriv && src && src->kind == K_RO && src->foreign &&
 		    sfd == src->fd)
@@ -828,6 +888,30 @@ static void one_call(uint64_t *s, FILE *log, unsigned int t)
 				failure(log, "read(%u) returned %zd", size, r);
 			count_err(r < 0 ? errno : 0);
 		}
+	}
+}
+
+/*
+ * Join a thread that may sleep in a read() of completions: another reader
+ * can take the completion its poll() saw, and with the rest of the sends
+ * held by a stalled peer the read waits for as long as the peer does.
+ * SIGUSR1 (no SA_RESTART) ends it with EINTR, again every 100 ms: a signal
+ * that came before the read began woke nothing.
+ */
+static void join_kicking(pthread_t t)
+{
+	struct timespec ts;
+
+	for (;;) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000 * 1000 * 1000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000 * 1000 * 1000;
+		}
+		if (pthread_timedjoin_np(t, NULL, &ts) != ETIMEDOUT)
+			return;
+		pthread_kill(t, SIGUSR1);
 	}
 }
 
@@ -911,7 +995,7 @@ int main(int argc, char **argv)
 	static const struct { const char *opt; enum kind k; } popt[] = {
 		{ "--src", K_SRC }, { "--ro", K_RO }, { "--wsrc", K_WSRC },
 		{ "--dst", K_DST }, { "--nodst", K_NODST },
-		{ "--tsrc", K_TSRC }, { "--misc", K_MISC },
+		{ "--tsrc", K_TSRC }, { "--misc", K_MISC }, { "--nosrc", K_NOSRC },
 	};
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	pthread_t sink, reader, racer;
@@ -1002,10 +1086,10 @@ int main(int argc, char **argv)
 		usleep(20000);
 	stop = true;
 	for (t = 0; t < nthreads; t++)
-		pthread_join(callers[t], NULL);
+		join_kicking(callers[t]);
 	secs = now() - t0;
 	pthread_join(racer, NULL);
-	pthread_join(reader, NULL);
+	join_kicking(reader);
 	pthread_join(sink, NULL);
 	for (t = 0; t < npool; t++) {
 		if (pool[t].kind != K_RO)
@@ -1017,6 +1101,8 @@ int main(int argc, char **argv)
 				pool[t].path);
 		}
 	}
+	printf("zc_fuzz: racer: unlinks=%" PRIu64 " rescans=%" PRIu64
+	       " rescans_done=%" PRIu64 "\n", nunlink, nrescan, nrescan_ok);
 	printf("zc_fuzz: errnos:");
 	for (i = 0; i < 160; i++)
 		if (nerr[i])
