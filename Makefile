@@ -58,9 +58,10 @@ deps:
 	@vm/install-deps.sh
 
 # FLAVOUR=debian: Debian's own kernel, unpacked, not built (not through
-# vm/build-kernel.sh, whose text keys every lab kernel build)
+# vm/build-kernel.sh, whose text keys every lab kernel build), and the
+# .debs 45-deb-install's guest installs with the project's packages
 kernel: deps
-	@$(if $(filter debian,$(FLAVOUR)),vm/get-debian-kernel.sh,vm/build-kernel.sh $(FLAVOUR))
+	@$(if $(filter debian,$(FLAVOUR)),vm/get-debian-kernel.sh && vm/get-install-debs.sh > /dev/null,vm/build-kernel.sh $(FLAVOUR))
 
 initramfs: kernel
 	@vm/build-initramfs.sh $(FLAVOUR)

@@ -10,9 +10,13 @@
 #
 #   vm/get-deb-file.sh PACKAGE FILE      (FILE as in the package: /bin/busybox)
 #   vm/get-deb-file.sh PACKAGE           (the folder the package is unpacked in)
+#   vm/get-deb-file.sh --deb PACKAGE     (the .deb itself, kept in the cache:
+#                                         a guest installs it)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+keep=
+[ "${1:-}" != --deb ] || { keep=1; shift; }
 pkg=${1:?package} file=${2:-}
 candidate() { apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}'; }
 ver=$(candidate)
@@ -24,6 +28,23 @@ if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "apt knows no $pkg package"
 fi
 dir=$PMEMZC_CACHE/debs/$pkg/$(echo "$ver" | tr ':~' '__')
+if [ -n "$keep" ]; then
+	deb=$(find "$dir" -maxdepth 1 -name "${pkg}_*.deb" 2>/dev/null | head -n 1 || :)
+	if [ -z "$deb" ]; then
+		tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmemzc-deb.XXXXXX")
+		trap 'rm -rf "$tmp"' EXIT
+		chmod 0755 "$tmp"
+		(cd "$tmp" && apt-get download -q "$pkg=$ver" >/dev/null 2>"$tmp/err") ||
+			die "apt-get download $pkg=$ver: $(grep -v '^W:' "$tmp/err" | head -1)"
+		mkdir -p "$dir"
+		deb=$(cd "$tmp" && ls "$pkg"_*.deb)
+		cp "$tmp/$deb" "$dir/$deb.tmp"
+		mv "$dir/$deb.tmp" "$dir/$deb"
+		deb=$dir/$deb
+	fi
+	echo "$deb"
+	exit 0
+fi
 # a whole package counts as there once its stamp is, written last
 want=${file:-/.pmemzc-unpacked}
 if [ ! -e "$dir/$want" ]; then

@@ -26,14 +26,16 @@ check_kernel_version
 # loaded at boot: the console, disks, network and shares of every guest
 BOOT_MODULES=(virtio_pci virtio_blk virtio_net 9pnet_virtio 9p ext4 nbd)
 # loaded by the tests that use them
-MODULES=("${BOOT_MODULES[@]}" nfit nd_pmem dax_pmem ext4 xfs nbd)
+# (overlay: vm/guest/hostroot.sh's root)
+MODULES=("${BOOT_MODULES[@]}" nfit nd_pmem dax_pmem ext4 xfs nbd overlay)
 
 root=$("$PMEMZC_TOP/vm/get-kernel-headers.sh" "$PMEMZC_KERNEL")
 kdir=$(echo "$root"/usr/src/linux-headers-*-amd64)
 [ -f "$kdir/Makefile" ] || die "no kernel tree in $root"
 krel=${kdir##*/linux-headers-}
 link=$(kernel_link debian)
-if [ -e "$kdir/.pmemzc-done" ]; then
+# (the stamp holds the module list: a new one redoes the guests' tree)
+if [ "$(cat "$kdir/.pmemzc-done" 2>/dev/null)" = "${MODULES[*]}" ]; then
 	ln -sfn "$kdir" "$link"
 	say "Debian's $PMEMZC_KERNEL kernel up to date: $krel"
 	exit 0
@@ -71,6 +73,6 @@ for m in "${MODULES[@]}"; do
 done
 depmod -b "$kdir/modroot" "$krel" || die "depmod of the guests' modules"
 echo "${BOOT_MODULES[*]}" > "$kdir/modroot/etc/pmemzc-modules"
-touch "$kdir/.pmemzc-done"
+echo "${MODULES[*]}" > "$kdir/.pmemzc-done"
 ln -sfn "$kdir" "$link"
 say "Debian's $PMEMZC_KERNEL kernel: $krel ($(du -sh "$kdir/modroot" | cut -f1) of modules for the guests)"

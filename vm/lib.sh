@@ -151,16 +151,25 @@ vm_start() {
 
 	# (nbd.nbds_max=1: the tests use /dev/nbd0 alone, and 16 devices took
 	# 0.4 s of each boot)
+	local hostroot=
+	[ -z "${VM_HOSTROOT:-}" ] || [ "$role" != A ] || hostroot=" pmemzc.root=host"
 	local args=(
 		-machine "${VM_MACHINE:-q35},nvdimm=on" -accel "$accel" -cpu "$cpu" -smp "$VM_SMP"
 		-m "$VM_MEM,slots=2,maxmem=8G" -bios /usr/share/qemu/qboot.rom
 		-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd"
-		-append "console=ttyS0 panic=-1 loglevel=6 nbd.nbds_max=1 pmemzc.role=$role${job:+ pmemzc.job=$job} ${VM_APPEND:-}"
+		-append "console=ttyS0 panic=-1 loglevel=6 nbd.nbds_max=1 pmemzc.role=$role${job:+ pmemzc.job=$job}$hostroot ${VM_APPEND:-}"
 		-display none -nodefaults -no-reboot
 		-virtfs "local,path=$dir,mount_tag=work,security_model=none,id=work"
 		-virtfs "local,path=$PMEMZC_TOP,mount_tag=top,security_model=none,readonly=on,id=top"
 		-netdev "$netdev" -device "virtio-net-pci,netdev=n0,mac=$mac"
 	)
+	# VM_HOSTROOT=DIR: guest A's root becomes this machine's own, read-only
+	# with a tmpfs over it, systemd its init (vm/guest/hostroot.sh), DIR
+	# the running kernel's module tree (45-deb-install)
+	if [ -n "${VM_HOSTROOT:-}" ] && [ "$role" = A ]; then
+		args+=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap,id=hostroot"
+		       -virtfs "local,path=$VM_HOSTROOT,mount_tag=kmods,security_model=none,readonly=on,id=kmods")
+	fi
 	if [ "$role" = A ]; then
 		local nv=${VM_NVDIMM:-$dir/nvdimm.img} disk=${VM_DISK_A:-$dir/scratch.img}
 		[ -e "$nv" ] || truncate -s "$VM_NVDIMM_SIZE" "$nv"

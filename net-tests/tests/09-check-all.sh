@@ -12,13 +12,14 @@
 # cases (FSDAX_MATRIX=subset; check, the 6.12 run's, with --debug and
 # --all); --all runs every test numbered 10 and up on 6.1's test kernel;
 # then each runs its Debian subset on Debian's own 6.12, then 6.1; --debian
-# runs that alone, and no lab kernel.
+# runs that alone with 45-deb-install, after make deb's packages, and no
+# lab kernel.
 TEST_TIMEOUT=90
 
 test_run() {
-	local s=$T/top env out rc last want bad=0 nlab nsub ndeb deb calls pid t0 dt sig
+	local s=$T/top env out rc last want bad=0 nlab nsub ndeb deb deb1 calls pid t0 dt sig
 	# as make check KERNEL=... runs us: make's variables are not the stand-ins'
-	unset MAKEFLAGS MAKEOVERRIDES MFLAGS MAKELEVEL PMEMZC_SUBSET_6_1 PMEMZC_SUBSET_DEBIAN FSDAX_MATRIX
+	unset MAKEFLAGS MAKEOVERRIDES MFLAGS MAKELEVEL PMEMZC_SUBSET_6_1 PMEMZC_SUBSET_DEBIAN PMEMZC_INSTALL_DEBIAN FSDAX_MATRIX
 	mkdir -p "$s/net-tests/tests" "$s/vm"
 	cp "$PMEMZC_TOP/net-tests/check" "$s/net-tests/"
 	# the real test names, as empty files
@@ -43,7 +44,8 @@ case "$PMEMZC_KERNEL-$PMEMZC_FLAVOUR:${RUNMODE:-}" in
 *) [ $# = 0 ] && echo "36 passed, 0 failed" || echo "$# passed, 0 failed" ;;
 esac
 RUN
-	chmod +x "$s/net-tests/run" "$s/net-tests/check"
+	printf '#!/bin/sh\necho "install-deps ${1##*/}" >> "$LOG"\n' > "$s/vm/install-deps.sh"
+	chmod +x "$s/net-tests/run" "$s/net-tests/check" "$s/vm/install-deps.sh"
 	export LOG=$T/calls
 	# ENV|ARGS|EXIT|LAST LINE
 	while IFS='|' read -r env args want last; do
@@ -61,7 +63,7 @@ RUN
 X=1||0|$((36 + nsub + 2 * ndeb)) passed, 0 failed
 X=1|--all|0|$((36 + nlab + 2 * ndeb)) passed, 0 failed
 X=1|--debug|0|$((36 + nsub + 2 * ndeb)) passed, 0 failed
-X=1|--debian|0|$((2 * ndeb)) passed, 0 failed
+X=1|--debian|0|$((2 * (ndeb + 1))) passed, 0 failed
 RUNMODE=fail||1|$((35 + nsub + 2 * ndeb)) passed, 1 failed
 RUNMODE=int||130|3 passed, 1 failed
 RUNMODE=silent||1|20 passed, 4 failed
@@ -78,6 +80,7 @@ CASES
 
 	# the order: packages, then each kernel built right before its run
 	deb="all 6.12 debian;run 6.12 debian check $ndeb 44-demo;all 6.1 debian;run 6.1 debian check $ndeb 44-demo;"
+	deb1="all 6.12 debian;run 6.12 debian check $((ndeb + 1)) 44-demo;all 6.1 debian;run 6.1 debian check $((ndeb + 1)) 44-demo;"
 	while IFS='|' read -r args want desc; do
 		: > "$LOG"
 		# shellcheck disable=SC2086
@@ -93,7 +96,7 @@ CASES
 |deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 bench;run 6.1 bench subset $nsub 44-demo;$deb|deps, then 6.12's test kernel built and run (69's check cases), then 6.1's bench kernel built and its $nsub tests run (69's 6.1 subset of cases), then Debian's 6.12 and 6.1, $ndeb tests each
 --debug|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 test;run 6.1 test check $nsub 44-demo;$deb|--debug: the $nsub tests on 6.1's test kernel, 69's check cases, then Debian's
 --all|deps  ;all 6.12 test;run 6.12 test check 0;all 6.1 test;run 6.1 test check $nlab 10-link;$deb|--all: the $nlab tests numbered 10 and up on 6.1's test kernel, from 10-link, 69's check cases, then Debian's
---debian|deps  ;$deb|--debian: Debian's own 6.12 and 6.1, each the $ndeb tests of its subset, and no lab kernel
+--debian|deps  ;install-deps packages-deb.txt;$deb1|--debian: make deb's packages, then Debian's own 6.12 and 6.1, each the $ndeb tests of its subset and 45-deb-install, and no lab kernel
 CASES
 
 	# signals while a runner or a build runs: passed on, the runner's
