@@ -86,9 +86,10 @@ cli:
 
 # what CI runs: the whole suite on 6.12's test kernel (KASAN, lockdep),
 # then the 6.1 subset on 6.1's bench kernel, each kernel built before its
-# run, then the subset on Debian's own kernels (net-tests/check). KERNEL=... on the command line: the whole suite on
-# that kernel alone. check-both: the subset on 6.1's test kernel instead
-# (over CI's limit cold). check-all: every two-guest test on 6.1 too.
+# run, then the subset on Debian's own kernels (net-tests/check).
+# KERNEL=... on the command line: the whole suite on that kernel alone.
+# check-both: the subset on 6.1's test kernel instead (over CI's limit
+# cold). check-all: every two-guest test on 6.1 too.
 # (the kernels and flavours are net-tests/check's to pick: a KERNEL= or
 # FLAVOUR= given to check-both or check-all would reach the makes of the
 # tests through MAKEFLAGS, and is refused)

@@ -28,32 +28,33 @@ if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "apt knows no $pkg package"
 fi
 dir=$PMEMZC_CACHE/debs/$pkg/$(echo "$ver" | tr ':~' '__')
-if [ -n "$keep" ]; then
-	deb=$(find "$dir" -maxdepth 1 -name "${pkg}_*.deb" 2>/dev/null | head -n 1 || :)
-	if [ -z "$deb" ]; then
-		tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmemzc-deb.XXXXXX")
-		trap 'rm -rf "$tmp"' EXIT
-		chmod 0755 "$tmp"
-		(cd "$tmp" && apt-get download -q "$pkg=$ver" >/dev/null 2>"$tmp/err") ||
-			die "apt-get download $pkg=$ver: $(grep -v '^W:' "$tmp/err" | head -1)"
-		mkdir -p "$dir"
-		deb=$(cd "$tmp" && ls "$pkg"_*.deb)
-		cp "$tmp/$deb" "$dir/$deb.tmp"
-		mv "$dir/$deb.tmp" "$dir/$deb"
-		deb=$dir/$deb
-	fi
-	echo "$deb"
-	exit 0
-fi
-# a whole package counts as there once its stamp is, written last
-want=${file:-/.pmemzc-unpacked}
-if [ ! -e "$dir/$want" ]; then
+# fetch: apt-get download of the package into a folder of its own, $tmp
+# (removed at exit); $deb the .deb's name there
+fetch() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmemzc-deb.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	chmod 0755 "$tmp"	# apt's _apt user may write the download there
 	(cd "$tmp" && apt-get download -q "$pkg=$ver" >/dev/null 2>"$tmp/err") ||
 		die "apt-get download $pkg=$ver: $(grep -v '^W:' "$tmp/err" | head -1)"
-	dpkg-deb -x "$tmp"/"$pkg"_*.deb "$tmp/x"
+	deb=$(cd "$tmp" && echo "$pkg"_*.deb)
+}
+if [ -n "$keep" ]; then
+	kept=$(find "$dir" -maxdepth 1 -name "${pkg}_*.deb" 2>/dev/null | head -n 1 || :)
+	if [ -z "$kept" ]; then
+		fetch
+		mkdir -p "$dir"
+		cp "$tmp/$deb" "$dir/$deb.tmp"
+		mv "$dir/$deb.tmp" "$dir/$deb"
+		kept=$dir/$deb
+	fi
+	echo "$kept"
+	exit 0
+fi
+# a whole package counts as there once its stamp is, written last
+want=${file:-/.pmemzc-unpacked}
+if [ ! -e "$dir/$want" ]; then
+	fetch
+	dpkg-deb -x "$tmp/$deb" "$tmp/x"
 	if [ -n "$file" ]; then
 		[ -e "$tmp/x/$file" ] || die "$pkg $ver has no $file"
 		mkdir -p "$(dirname "$dir/$file")"
