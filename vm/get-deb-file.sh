@@ -12,20 +12,28 @@
 #   vm/get-deb-file.sh PACKAGE           (the folder the package is unpacked in)
 #   vm/get-deb-file.sh --deb PACKAGE     (the .deb itself, kept in the cache:
 #                                         a guest installs it)
+# PACKAGE=VERSION takes that version instead of apt's candidate.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 keep=
 [ "${1:-}" != --deb ] || { keep=1; shift; }
-pkg=${1:?package} file=${2:-}
-candidate() { apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}'; }
+pkg=${1:?package} file=${2:-} want_ver=
+case $pkg in *=*) want_ver=${pkg#*=} pkg=${pkg%%=*} ;; esac
+candidate() {
+	if [ -n "$want_ver" ]; then	# that version, if apt knows it
+		apt-cache madison "$pkg" 2>/dev/null | awk -v v="$want_ver" '$3 == v {print v; exit}'
+	else
+		apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}'
+	fi
+}
 ver=$(candidate)
 if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 	say "no $pkg in the apt lists: apt-get update"
 	[ "$(id -u)" -eq 0 ] || SUDO=sudo
 	${SUDO:-} apt-get update -qq >/dev/null || die "apt-get update failed"
 	ver=$(candidate)
-	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "apt knows no $pkg package"
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "apt knows no $pkg package${want_ver:+ $want_ver}"
 fi
 dir=$PMEMZC_CACHE/debs/$pkg/$(echo "$ver" | tr ':~' '__')
 # fetch: apt-get download of the package into a folder of its own, $tmp

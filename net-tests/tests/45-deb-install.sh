@@ -54,6 +54,17 @@ test_run() {
 	# the packages, as the guide's section 1 builds them
 	make -s -C "$PMEMZC_TOP" deb > "$T/deb.log" 2>&1 ||
 		{ echo "not ok - make deb"; tail -5 "$T/deb.log"; return 1; }
+	# udev, which this machine (the guest's root) may lack: the package
+	# of its systemd's version, unpacked over the guest's root (dpkg does
+	# not know it), /lib's files under /usr/lib (merged /usr)
+	local udev add=$T/hostroot-add d
+	udev=$("$PMEMZC_TOP/vm/get-deb-file.sh" "udev=$(dpkg-query -W -f='${Version}' systemd)") || return 1
+	mkdir -p "$add"
+	cp -a "$udev/." "$add/" && rm -f "$add/.pmemzc-unpacked" || return 1
+	for d in bin sbin lib; do
+		[ -L "/$d" ] && [ -d "$add/$d" ] || continue
+		mkdir -p "$add/usr/$d" && cp -a "$add/$d/." "$add/usr/$d/" && rm -rf "${add:?}/$d" || return 1
+	done
 	mkdir -p "$T/debs/kernel"
 	cp "$PMEMZC_TOP"/build/deb/*.deb "$T/debs/" && cp "$debs"/*.deb "$T/debs/kernel/" || return 1
 	echo "# the headers' packages: $(cd "$T/debs/kernel" && ls | tr '\n' ' ')"

@@ -7,9 +7,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <linux/openat2.h>
+#include <string.h>
 #include <sys/syscall.h>
 
 #include "files.h"
+#include "msg.h"
 
 static int open_beneath(int dir_fd, const char *path, bool plain)
 {
@@ -23,6 +25,12 @@ static int open_beneath(int dir_fd, const char *path, bool plain)
 	return syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
 }
 
+/*
+ * The status for @err of opening a request's file. What is not the
+ * request's doing (500) is said on stderr with its errno, as nginx's error
+ * log says it (the response tells the client nothing); the access log's
+ * line names the request (not repeated here: its bytes are the client's).
+ */
 static int errno_status(int err, bool plain)
 {
 	/* a link, a mount point, or the way out: files_open() says which */
@@ -44,6 +52,8 @@ static int errno_status(int err, bool plain)
 	case ENOMEM:
 		return 503;
 	default:
+		pr_err("opening a request's file: %s (answered 500)",
+		       strerror(err));
 		return 500;
 	}
 }
@@ -63,8 +73,18 @@ static int open_index(int dir_fd, bool slash, bool plain,
 	f->fd = fd;
 	f->name = "index.html";
 	if (fstat(fd, &f->st))
-		return 500;
+		return errno_status(errno, plain);
 	return S_ISREG(f->st.st_mode) ? 0 : 403;
+}
+
+int files_check(int root_fd)
+{
+	int fd = open_beneath(root_fd, ".", false);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }
 
 void files_describe(struct file_ref *f)
@@ -85,7 +105,7 @@ int files_open_how(int root_fd, const char *path, bool slash, bool index,
 	if (f->fd < 0)
 		return errno_status(errno, plain);
 	if (fstat(f->fd, &f->st))
-		ret = 500;
+		ret = errno_status(errno, plain);
 	else if (S_ISDIR(f->st.st_mode))
 		ret = index ? open_index(f->fd, slash, plain, f) : 403;
 	else if (!S_ISREG(f->st.st_mode))

@@ -45,6 +45,13 @@ int files_open(int root_fd, const char *path, bool slash, bool index,
 int files_open_how(int root_fd, const char *path, bool slash, bool index,
 		   bool plain, struct file_ref *f);
 
+/*
+ * 0 when paths under @root_fd can be opened as files_open() opens them, or
+ * -errno: -ENOSYS without openat2() (Linux before 5.6, or a seccomp filter
+ * that refuses it, as systemd's RestrictSUIDSGID= does).
+ */
+int files_check(int root_fd);
+
 /* f->etag and f->mtime from f->st */
 void files_describe(struct file_ref *f);
 

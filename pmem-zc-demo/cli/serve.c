@@ -769,10 +769,18 @@ static int serve_open(struct serve_cfg *cfg, const char *root,
 {
 	struct xfer *x;
 	char why[256];
+	int ret;
 
 	cfg->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cfg->root_fd < 0) {
 		pr_err("--root %s: %s", root, strerror(errno));
+		return RC_FAIL;
+	}
+	/* or every request would be answered 500 */
+	ret = files_check(cfg->root_fd);
+	if (ret) {
+		pr_err("--root %s: openat2(): %s%s", root, strerror(-ret),
+		       ret == -ENOSYS ? " (it needs Linux 5.6 or later, and no seccomp filter that refuses it: systemd's RestrictSUIDSGID= does)" : "");
 		return RC_FAIL;
 	}
 	if (!strcmp(body, "sendfile"))

@@ -12,7 +12,8 @@
 # stays in the guest's memory and goes with it. The running kernel's
 # modules: Debian's package's own tree (the share "kmods", read-only) at
 # /usr/lib/modules/KREL/kernel, the indexes copied beside it (depmod
-# rewrites them when DKMS installs). /work, /top, /dev, /proc, /sys and
+# rewrites them when DKMS installs). The job folder's hostroot-add/, if
+# any, copied over the root. /work, /top, /dev, /proc, /sys and
 # /run move over; an empty /etc/fstab (this machine's is not the
 # guest's), a tmpfs /tmp; timers.target masked; the job runs as pmemzc-job.service
 # (hostroot-job.sh), the unit systemd starts instead of its default
@@ -38,6 +39,10 @@ m=/newroot/usr/lib/modules/$krel
 mkdir -p "$m/kernel" || die "mkdir $m"
 cp /kmods/modules.* "$m/" && mount -o bind /kmods/kernel "$m/kernel" || die "modules"
 : > /newroot/etc/fstab
+# what the job's folder brings to lay over the root (45-deb-install: the
+# udev package, which this machine lacks; its paths merged-/usr already)
+[ ! -d /work/hostroot-add ] || cp -a /work/hostroot-add/. /newroot/ ||
+	die "hostroot-add"
 # a /tmp of the guest's own: boot's systemd-tmpfiles empties /tmp, and
 # would walk this machine's over 9p first
 mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp || die "tmpfs /tmp"

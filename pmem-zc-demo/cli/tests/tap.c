@@ -167,6 +167,12 @@ static void redirect(const char *path, int fd, int flags)
 pid_t spawn(char *const argv[], char *const env[], const char *out,
 	    const char *err)
 {
+	return spawn_pre(argv, env, out, err, NULL);
+}
+
+pid_t spawn_pre(char *const argv[], char *const env[], const char *out,
+		const char *err, int (*pre)(void))
+{
 	pid_t pid;
 
 	fflush(NULL);
@@ -178,6 +184,8 @@ pid_t spawn(char *const argv[], char *const env[], const char *out,
 	redirect(NULL, 0, O_RDONLY);
 	redirect(out, 1, O_WRONLY | O_CREAT | O_TRUNC);
 	redirect(err, 2, O_WRONLY | O_CREAT | O_TRUNC);
+	if (pre && pre())
+		_exit(126);
 	execvp(argv[0], argv);
 	_exit(127);
 }

@@ -37,6 +37,9 @@ bool same_file(const char *a, const char *b);
  */
 pid_t spawn(char *const argv[], char *const env[], const char *out,
 	    const char *err);
+/* spawn(), @pre called in the child before the exec (its exit 126 if not 0) */
+pid_t spawn_pre(char *const argv[], char *const env[], const char *out,
+		const char *err, int (*pre)(void));
 /* Its exit code, 128 + signal, or -1 after @secs (then it is killed). */
 int wait_exit(pid_t pid, double secs);
 int run(char *const argv[], char *const env[], const char *out,

@@ -24,8 +24,14 @@
 #include <netinet/tcp.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/magic.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -1063,6 +1069,53 @@ static void fallback(const char *err)
 	free(txt);
 }
 
+/*
+ * What systemd's RestrictSUIDSGID= installs for openat2(), whose flags it
+ * cannot inspect: ENOSYS for every call (its seccomp-util.c), the other
+ * calls allowed.
+ */
+static int no_openat2(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/*
+ * Without openat2() (ENOSYS: a kernel before 5.6, or systemd's
+ * RestrictSUIDSGID=) serve refuses to start, saying so, rather than
+ * answer every request 500.
+ */
+static void openat2_refused(void)
+{
+	char err[256], *txt;
+	char *argv[] = { (char *)fake_bin, "serve", "--root", root,
+			 "--port", "0", "--bind", "127.0.0.1", NULL };
+	pid_t pid;
+
+	snprintf(err, sizeof(err), "%s/no-openat2.err", tmp);
+	pid = spawn_pre(argv, NULL, NULL, err, no_openat2);
+	is_int(wait_exit(pid, 30), 1, "no openat2(): serve exits 1");
+	txt = slurp(err, NULL);
+	has(txt, "openat2(): Function not implemented (it needs Linux 5.6",
+	    "no openat2(): serve says why");
+	ok(!txt || !strstr(txt, "listening on"), "no openat2(): it never listened");
+	free(txt);
+}
+
 /* /proc/PID/status of @pid: Uid, Gid, Groups, CapPrm and CapEff. */
 static bool unprivileged(pid_t pid, const char *ids)
 {
@@ -1701,6 +1754,7 @@ void test_serve(void)
 	ranges_off();
 	privileges();
 	systemd();
+	openat2_refused();
 	late_completions();
 	limits();
 	limits_flood();
