@@ -79,7 +79,12 @@ static int open_index(int dir_fd, bool slash, bool plain,
 
 int files_check(int root_fd)
 {
-	int fd = open_beneath(root_fd, ".", false);
+	/* O_PATH: whether openat2() works, not whether "." may be read */
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = syscall(SYS_openat2, root_fd, ".", &how, sizeof(how));
 
 	if (fd < 0)
 		return -errno;
