@@ -19,7 +19,21 @@ set -euo pipefail
 keep=
 [ "${1:-}" != --deb ] || { keep=1; shift; }
 pkg=${1:?package} file=${2:-} want_ver=
-case $pkg in *=*) want_ver=${pkg#*=} pkg=${pkg%%=*} ;; esac
+case $pkg in
+*=) die "$pkg: no version after the =" ;;
+*=*) want_ver=${pkg#*=} pkg=${pkg%%=*} ;;
+esac
+# a version asked for, already unpacked or kept: no apt lists needed
+if [ -n "$want_ver" ]; then
+	dir=$PMEMZC_CACHE/debs/$pkg/$(echo "$want_ver" | tr ':~' '__')
+	if [ -n "$keep" ]; then
+		kept=$(find "$dir" -maxdepth 1 -name "${pkg}_*.deb" 2>/dev/null | head -n 1 || :)
+		[ -z "$kept" ] || { echo "$kept"; exit 0; }
+	elif [ -e "$dir/${file:-/.pmemzc-unpacked}" ]; then
+		echo "$dir${file:+/$file}"
+		exit 0
+	fi
+fi
 candidate() {
 	if [ -n "$want_ver" ]; then	# that version, if apt knows it
 		apt-cache madison "$pkg" 2>/dev/null | awk -v v="$want_ver" '$3 == v {print v; exit}'
@@ -29,7 +43,7 @@ candidate() {
 }
 ver=$(candidate)
 if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
-	say "no $pkg in the apt lists: apt-get update"
+	say "no $pkg${want_ver:+ $want_ver} in the apt lists: apt-get update"
 	[ "$(id -u)" -eq 0 ] || SUDO=sudo
 	${SUDO:-} apt-get update -qq >/dev/null || die "apt-get update failed"
 	ver=$(candidate)

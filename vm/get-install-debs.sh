@@ -6,7 +6,8 @@
 # the running kernel's package is installed, and 6.12's headers depend on
 # it; the guest's modules are the real package's, vm/guest/hostroot.sh),
 # and every package apt would install with them that this machine lacks
-# (the guest's root is this machine's: apt-get -s here). Fetched with
+# (the guest's root is this machine's: apt-get -s here), and the guest's
+# udev (vm/get-guest-udev.sh). Fetched with
 # apt-get download, never installed here. Prints the folder they are in
 # (kept in the cache, redone when the kernel or the list changes).
 #
@@ -20,6 +21,9 @@ kdir=$(readlink -f "$(kernel_link debian)")
 [ -e "$kdir/.pmemzc-done" ] || die "no debian kernel: make kernel FLAVOUR=debian KERNEL=$PMEMZC_KERNEL"
 krel=${kdir##*/linux-headers-}
 out=$kdir/install-debs
+# and the guest's udev, where this machine has none (cached once fetched)
+"$PMEMZC_TOP/vm/get-guest-udev.sh" > /dev/null ||
+	say "warning: 45-deb-install's guest will have no udev (above)"
 [ ! -e "$out/.pmemzc-done" ] || { echo "$out"; exit 0; }
 
 rm -rf "$out" "$out.tmp"

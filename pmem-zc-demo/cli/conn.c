@@ -31,6 +31,7 @@
 #include "conn.h"
 #include "fcache.h"
 #include "files.h"
+#include "msg.h"
 #include "net.h"
 #include "report.h"
 #include "serve.h"
@@ -525,6 +526,32 @@ static int answer_parts(struct conn_env *e, struct conn *c,
 	return 206;
 }
 
+/*
+ * A 500 of a file's open, said on stderr with its errno, as nginx's error
+ * log says it: the response tells the client nothing, and the access
+ * log's line names the request. At most a line a second, as a client may
+ * ask for the same file again and again.
+ */
+static void open_error(int err)
+{
+	static double next;
+	static unsigned long quiet;
+	double now = now_mono();
+
+	if (now < next) {
+		quiet++;
+		return;
+	}
+	next = now + 1;
+	if (quiet)
+		pr_err("opening a request's file: %s (answered 500; %lu more since the last such line)",
+		       strerror(err), quiet);
+	else
+		pr_err("opening a request's file: %s (answered 500)",
+		       strerror(err));
+	quiet = 0;
+}
+
 /* A file's response: 200, 206, 304, 416, or the status of opening it. */
 static int answer_file(struct conn_env *e, struct conn *c, struct http_resp *h)
 {
@@ -536,6 +563,8 @@ static int answer_file(struct conn_env *e, struct conn *c, struct http_resp *h)
 
 	st = fcache_open(e->fc, e->cfg->root_fd, req->path, req->slash,
 			 e->cfg->index, &c->r.file, now_mono());
+	if (st == 500)
+		open_error(c->r.file.err);
 	if (st)
 		return st;
 	size = c->r.file.st.st_size;

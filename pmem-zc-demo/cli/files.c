@@ -7,11 +7,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <linux/openat2.h>
-#include <string.h>
 #include <sys/syscall.h>
 
 #include "files.h"
-#include "msg.h"
 
 static int open_beneath(int dir_fd, const char *path, bool plain)
 {
@@ -25,13 +23,8 @@ static int open_beneath(int dir_fd, const char *path, bool plain)
 	return syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
 }
 
-/*
- * The status for @err of opening a request's file. What is not the
- * request's doing (500) is said on stderr with its errno, as nginx's error
- * log says it (the response tells the client nothing); the access log's
- * line names the request (not repeated here: its bytes are the client's).
- */
-static int errno_status(int err, bool plain)
+/* The status for @err of opening a request's file; a 500's errno in *@f. */
+static int errno_status(int err, bool plain, struct file_ref *f)
 {
 	/* a link, a mount point, or the way out: files_open() says which */
 	if ((err == ELOOP || err == EXDEV) && plain)
@@ -44,16 +37,18 @@ static int errno_status(int err, bool plain)
 		return 404;
 	case EACCES:
 	case EPERM:
+	case ENXIO:	/* a socket */
+	case ENODEV:	/* a device without its driver */
 		return 403;
 	case ENAMETOOLONG:
 		return 414;
 	case EMFILE:
 	case ENFILE:
 	case ENOMEM:
+	case EAGAIN:	/* a lease being broken */
 		return 503;
 	default:
-		pr_err("opening a request's file: %s (answered 500)",
-		       strerror(err));
+		f->err = err;
 		return 500;
 	}
 }
@@ -68,12 +63,12 @@ static int open_index(int dir_fd, bool slash, bool plain,
 		return 301;
 	fd = open_beneath(dir_fd, "index.html", plain);
 	if (fd < 0)
-		return errno == ENOENT ? 403 : errno_status(errno, plain);
+		return errno == ENOENT ? 403 : errno_status(errno, plain, f);
 	close(f->fd);
 	f->fd = fd;
 	f->name = "index.html";
 	if (fstat(fd, &f->st))
-		return errno_status(errno, plain);
+		return errno_status(errno, plain, f);
 	return S_ISREG(f->st.st_mode) ? 0 : 403;
 }
 
@@ -106,11 +101,12 @@ int files_open_how(int root_fd, const char *path, bool slash, bool index,
 	f->name = path;
 	f->source = -1;
 	f->ent = NULL;
+	f->err = 0;
 	f->fd = open_beneath(root_fd, path, plain);
 	if (f->fd < 0)
-		return errno_status(errno, plain);
+		return errno_status(errno, plain, f);
 	if (fstat(f->fd, &f->st))
-		ret = errno_status(errno, plain);
+		ret = errno_status(errno, plain, f);
 	else if (S_ISDIR(f->st.st_mode))
 		ret = index ? open_index(f->fd, slash, plain, f) : 403;
 	else if (!S_ISREG(f->st.st_mode))

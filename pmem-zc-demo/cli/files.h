@@ -24,13 +24,15 @@ struct file_ref {
 	char etag[HTTP_ETAG_LEN], mtime[HTTP_DATE_LEN];	/* of st */
 	int8_t source;		/* pmem_zc takes it: 1, 0, -1 not known yet */
 	struct fcache_entry *ent;	/* the fd is the cache's: fcache.h */
+	int err;		/* the errno behind a 500, for the error log */
 };
 
 /*
  * Open @path (relative, "." for the root) under @root_fd. A directory is
  * 403, or with @index its index.html (301 first when the target did not
  * end in '/'). Returns 0 with f->fd open and the rest of *f made (ent
- * NULL), or the status to answer: 301, 403, 404, 414, 500 or 503.
+ * NULL), or the status to answer: 301, 403, 404, 414, 500 (f->err the
+ * errno) or 503.
  */
 int files_open(int root_fd, const char *path, bool slash, bool index,
 	       struct file_ref *f);
@@ -46,9 +48,9 @@ int files_open_how(int root_fd, const char *path, bool slash, bool index,
 		   bool plain, struct file_ref *f);
 
 /*
- * 0 when paths under @root_fd can be opened as files_open() opens them, or
- * -errno: -ENOSYS without openat2() (Linux before 5.6, or a seccomp filter
- * that refuses it, as systemd's RestrictSUIDSGID= does).
+ * 0 when openat2() with RESOLVE_BENEATH works under @root_fd, or -errno:
+ * -ENOSYS without it (Linux before 5.6, or a seccomp filter that refuses
+ * it, as systemd's RestrictSUIDSGID= does).
  */
 int files_check(int root_fd);
 

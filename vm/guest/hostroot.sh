@@ -41,8 +41,15 @@ cp /kmods/modules.* "$m/" && mount -o bind /kmods/kernel "$m/kernel" || die "mod
 : > /newroot/etc/fstab
 # what the job's folder brings to lay over the root (45-deb-install: the
 # udev package, which this machine lacks; its paths merged-/usr already)
-[ ! -d /work/hostroot-add ] || cp -a /work/hostroot-add/. /newroot/ ||
-	die "hostroot-add"
+# (files and links alone, made root's: the root's own directories keep
+# their owner and mode whoever ran the lab)
+if [ -d /work/hostroot-add ]; then
+	(cd /work/hostroot-add &&
+	 find . -type d | while read -r d; do mkdir -p "/newroot/$d" || exit 1; done &&
+	 find . ! -type d | while read -r f; do
+		cp -a "$f" "/newroot/$f" && chown -h 0:0 "/newroot/$f" || exit 1
+	 done) || die "hostroot-add"
+fi
 # a /tmp of the guest's own: boot's systemd-tmpfiles empties /tmp, and
 # would walk this machine's over 9p first
 mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp || die "tmpfs /tmp"
