@@ -14,11 +14,18 @@
 #   splice    no mapping: splice() of the file into a pipe, which holds
 #             the file's own pages with the DAX splice series (issue 23,
 #             mm-export-patch/6.12/dax-splice/, 6.12 only)
+#   resplice  splice, the file spliced through the pipe and read back
+#             first: the held references are the series' fast path's,
+#             taken on the entries the first splice inserted
 #   sendfile  no mapping: sendfile() of the file to the loopback receiver
 #             that does not read: skbs hold the pages (issue 23, 6.12 only)
 # Then one layout OP: truncate to 0, punch, zero, collapse or insert a
 # range (xfs_io; zero and insert free nothing, they only have to wait),
-# unlink of the only name (eviction), umount (eviction of every inode;
+# unlink of the only name (eviction), swapext (XFS_IOC_SWAPEXT, as
+# xfs_fsr: the held file's extents swapped with a donor's of the same
+# size, then the donor, which has the held blocks, unlinked;
+# mm-export-patch/6.12/xfs-dax-wait/0002, 6.12 only), umount (eviction of
+# every inode;
 # when it does not wait, mount again and truncate the file, whose new inode
 # has no entries to wait for), a truncate killed while it waits
 # (sigtruncate); on XFS with reflink (FS xfsr) the held file as the
@@ -80,7 +87,9 @@
 # by unlink (of a bio's pages too) and umount, a killed truncate, XFS,
 # reflink and nd_pmem, and one unfixed case that shows the test can fail.
 # splice and sendfile: on 6.12, every PATH x OP x FIX of the full matrix
-# (and one copied case per DEV and FS), and 9 cases of the check list.
+# (and one copied case per DEV and FS), and 13 cases of the check list
+# (4 of them resplice: the series' fast path); swapext on 6.12: every
+# PATH on XFS in the full matrix, vmsplice and splice in the check list.
 TEST_TIMEOUT=900
 FSDAX_MATRIX=${FSDAX_MATRIX:-check}
 # the guest's bound (the soak's matrix sets its own)
@@ -92,9 +101,9 @@ TEST_SPLAT_ALLOW='cut here|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]*fs/dax\.c:[0
 # fsdax_cases: the cases of $FSDAX_MATRIX, "DEV FS PATH OP FIX" a line,
 # each DEV's together
 fsdax_cases() {
-	local dev fs path op fix splice=
-	# the DAX splice series is 6.12's
-	[ "${PMEMZC_KERNEL:-6.12}" = 6.1 ] || splice="splice sendfile"
+	local dev fs path op fix splice= swapext=
+	# the DAX splice series and the swapext fix are 6.12's
+	[ "${PMEMZC_KERNEL:-6.12}" = 6.1 ] || splice="splice sendfile" swapext=swapext
 	if [ "$FSDAX_MATRIX" = full ]; then
 		for dev in prd ndpmem; do
 			for fs in ext4 xfs; do
@@ -110,6 +119,11 @@ fsdax_cases() {
 				for path in vmsplice $splice; do
 					echo "$dev $fs $path sigtruncate Y"
 				done
+				if [ $fs = xfs ] && [ -n "$swapext" ]; then
+					for path in vmsplice zerocopy uring odwrite odread $splice; do
+						echo "$dev xfs $path swapext Y"
+					done
+				fi
 			done
 			for fix in Y N; do
 				for path in vmsplice zerocopy uring odwrite odread $splice; do
@@ -157,6 +171,8 @@ fsdax_cases() {
 	echo "prd ext4 vmsplice sigtruncate Y"
 	echo "prd xfs vmsplice truncate Y"
 	echo "prd xfs vmsplice truncate N"
+	# XFS_IOC_SWAPEXT broke no DAX layout before xfs-dax-wait/0002
+	[ -z "$swapext" ] || printf '%s\n' "prd xfs vmsplice swapext Y" "prd xfs splice swapext Y"
 	echo "prd xfs zerocopy unlink Y"
 	echo "prd xfsr vmsplice reflink Y"
 	echo "prd xfsr vmsplice reflink N"
@@ -172,6 +188,9 @@ fsdax_cases() {
 		echo "prd ext4 sendfile truncate C"
 		echo "prd ext4 sendfile sigtruncate Y"
 		echo "prd ext4 splice unlink Y"
+		echo "prd ext4 resplice truncate Y"
+		echo "prd ext4 resplice unlink Y"
+		echo "prd xfs resplice punch Y"
 		echo "prd ext4 sendfile umount Y"
 		echo "prd xfsr sendfile reflink Y"
 		echo "prd xfsr sendfile cowwrite Y"
@@ -180,7 +199,7 @@ fsdax_cases() {
 	echo "ndpmem ext4 vmsplice truncate Y"
 	echo "ndpmem ext4 vmsplice truncate N"
 	echo "ndpmem ext4 zerocopy umount Y"
-	[ -z "$splice" ] || echo "ndpmem ext4 sendfile truncate Y"
+	[ -z "$splice" ] || printf '%s\n' "ndpmem ext4 sendfile truncate Y" "ndpmem ext4 resplice truncate Y"
 }
 
 test_run() {
@@ -195,7 +214,7 @@ trap '' PIPE
 KNOB=/sys/kernel/debug/fsdax_busy_fix
 [ -e $KNOB ] || fail "no $KNOB: this kernel was built without mm-export-patch/*/lab/"
 SKNOB=/sys/kernel/debug/dax_splice_entries SCTL=/proc/sys/fs/dax_splice_read
-if grep -qE ' (splice|sendfile) ' /work/cases.in; then
+if grep -qE ' (re)?(splice|sendfile) ' /work/cases.in; then
 	[ -e $SKNOB ] && [ -e $SCTL ] ||
 		fail "no $SKNOB or $SCTL: this kernel was built without mm-export-patch/6.12/dax-splice/"
 fi
@@ -299,7 +318,7 @@ one_case() {
 	[ -e $SKNOB ] && echo Y > $SKNOB
 	[ -e $SCTL ] && echo 1 > $SCTL
 	case $path:$fix in
-	splice:N|sendfile:N) echo N > $SKNOB ;;
+	splice:N|resplice:N|sendfile:N) echo N > $SKNOB ;;
 	*:C) echo 0 > $SCTL ;;
 	*:N) echo N > $KNOB ;;
 	esac
@@ -311,6 +330,11 @@ one_case() {
 	ino=-
 	[ $fs = xfsr ] && : > /mnt/src
 	randfill $((4 << 20)) > /mnt/f && sync || fail "$case_name: test file"
+	gsum=-
+	if [ $op = swapext ]; then
+		randfill $((4 << 20)) > /mnt/g && sync && gsum=$(md5sum < /mnt/g) ||
+			fail "$case_name: donor file"
+	fi
 	if [ $op = cowwrite ]; then
 		: > /mnt/g && xfs_io -c 'reflink /mnt/f' /mnt/g > /dev/null && sync &&
 			filefrag -v /mnt/f | grep -q shared || fail "$case_name: reflink copy"
@@ -353,6 +377,9 @@ one_case() {
 	collapse) set -- xfs_io -c 'fcollapse 0 1m' /mnt/f ;;
 	insert) set -- xfs_io -c 'finsert 0 1m' /mnt/f ;;
 	unlink) set -- rm /mnt/f ;;
+	# (xfs_io's pid in /tmp/op.pid: the one that waits)
+	swapext) set -- sh -c "xfs_io -c 'swapext /mnt/g' /mnt/f > /dev/null &
+			       echo \$! > /tmp/op.pid; wait \$! && rm /mnt/g" ;;
 	cowwrite) set -- sh -c "xfs_io -c 'pwrite -S 0x55 0 1m' /mnt/f > /dev/null && rm /mnt/g" ;;
 	umount) set -- umount /mnt ;;
 	esac
@@ -426,6 +453,7 @@ one_case() {
 		post=not-written ;;
 	insert) [ "$fsize" = $((5 << 20)) ] || post=size-$fsize ;;
 	unlink) [ ! -e /mnt/f ] || post=still-there ;;
+	swapext) [ ! -e /mnt/g ] && [ "$(md5sum < /mnt/f)" = "$gsum" ] || post=not-swapped ;;
 	# (unfixed, mounted again above)
 	umount) [ $blocked = no ] || ! grep -q " /mnt " /proc/mounts || post=still-mounted ;;
 	reflink) [ "$(md5sum < /mnt/f)" = "$(md5sum < /mnt/src)" ] || post=not-the-source ;;
@@ -547,7 +575,7 @@ fsdax_check() {
 				continue
 			fi
 		elif [ "$fix" = N ] && [ "$blocked" = no ] && [ "$post" = ok ] && [ "$filled" = yes ] && [ "${shared:-0}" -gt 0 ] &&
-		     { [ "$warn" = yes ] || { [ "$warn" = no ] && [[ $path = splice || $path = sendfile ]]; }; } &&
+		     { [ "$warn" = yes ] || { [ "$warn" = no ] && [[ $path = splice || $path = resplice || $path = sendfile ]]; }; } &&
 		     [ "$otherwarn" = 0 ] && [ "$holdrc" = 0 ]; then
 			leak=''
 			if [ $path = odread ]; then

@@ -19,6 +19,10 @@
  *              for LEN), close FILE; on release read the pipe into OUT.
  *              With the DAX splice series (mm-export-patch/6.12/dax-splice/)
  *              the pipe holds the file's pages; without it, a copy
+ *   resplice   splice, but the file is spliced into the pipe and read back
+ *              first (it must read as FILE), then spliced again and held:
+ *              the series takes the second splice's references on the
+ *              entries the first inserted (its fast path), not its own
  *   sendfile   no mapping: sendfile() LEN bytes of FILE to the loopback
  *              receiver of zerocopy (non-blocking: what the socket takes),
  *              close FILE; on release the receiver reads everything into
@@ -338,11 +342,39 @@ static int hold_odirect(char *map, size_t len, const char *out,
 	return deliver(d.fd, len, out);
 }
 
+/* LEN bytes of FILE through pipe P and back: they must be FILE's. */
+static void splice_through(int fd, int p[2], size_t len)
+{
+	char *back = malloc(len);
+	loff_t off = 0;
+	size_t got = 0;
+
+	if (!back)
+		fail("malloc");
+	while ((size_t)off < len)
+		if (splice(fd, &off, p[1], NULL, len - off, 0) <= 0)
+			fail("splice");
+	while (got < len) {
+		ssize_t n = read(p[0], back + got, len - got);
+
+		if (n <= 0)
+			fail("read of the pipe");
+		got += n;
+	}
+	if (memcmp(back, orig, len)) {
+		fprintf(stderr, "dax_hold: the first splice did not read as the file\n");
+		exit(1);
+	}
+	free(back);
+}
+
 /*
  * splice and sendfile: FD is FILE, open; no mapping. What read(FILE) gives
- * now is what the references must deliver.
+ * now is what the references must deliver. AGAIN: through the pipe and
+ * back first (resplice).
  */
-static int hold_splice(int fd, size_t len, const char *out, int sendf)
+static int hold_splice(int fd, size_t len, const char *out, int sendf,
+		       int again)
 {
 	loff_t off = 0;
 	int p[2], s = -1, r = -1;
@@ -358,6 +390,8 @@ static int hold_splice(int fd, size_t len, const char *out, int sendf)
 			fail("pipe");
 		if (fcntl(p[1], F_SETPIPE_SZ, (int)len) < 0)
 			fail("F_SETPIPE_SZ");
+		if (again)
+			splice_through(fd, p, len);
 	}
 	while ((size_t)off < len) {
 		ssize_t n = sendf ? sendfile(s, fd, &off, len - off) :
@@ -381,7 +415,7 @@ static int hold_splice(int fd, size_t len, const char *out, int sendf)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: %s vmsplice|zerocopy|uring|splice|sendfile FILE LEN OUT\n"
+	fprintf(stderr, "usage: %s vmsplice|zerocopy|uring|splice|resplice|sendfile FILE LEN OUT\n"
 		"       %s odwrite|odread FILE LEN OUT DEV\n"
 		"       %s uring-reg FILE LEN\n", prog, prog, prog);
 	exit(2);
@@ -394,7 +428,8 @@ int main(int argc, char **argv)
 	int reg = !strcmp(mode, "uring-reg");
 	int rw = reg || !strcmp(mode, "odread");
 	size_t len;
-	int spl = !strcmp(mode, "splice") || !strcmp(mode, "sendfile");
+	int spl = !strcmp(mode, "splice") || !strcmp(mode, "sendfile") ||
+		  !strcmp(mode, "resplice");
 	char *map;
 	int fd;
 
@@ -421,7 +456,8 @@ int main(int argc, char **argv)
 		orig = malloc(len);
 		if (!orig)
 			fail("malloc");
-		return hold_splice(fd, len, argv[4], mode[1] == 'e');
+		return hold_splice(fd, len, argv[4], mode[1] == 'e',
+				   mode[0] == 'r');
 	}
 	map = mmap(NULL, len, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
