@@ -4,7 +4,9 @@
 # beside two callers. The pool: prd disk and partitions, DAX files on ext4
 # over prd, DAX files on XFS (a send or copy from one that succeeds fails
 # the run: the module takes ext2/3/4 files only), files the racer
-# truncates and unlinks, a partition and
+# truncates and unlinks, a disk whose partition table the racer re-reads
+# (none of its partitions in the pool: done, under sends from the disk),
+# a partition and
 # a file that must not change (checksums
 # before and after), a write-only partition and file (a source read(2)
 # refuses), copy targets (a prd partition, a loop device), an active swap
@@ -98,11 +100,17 @@ JOB
 		cat <<'JOB'
 . /top/vm/guest/lib.sh
 FZ=/top/net-tests/tools/bin/zc_fuzz
-load_zc map=256M@4G,256M@0x110000000,128M@0x120000000 pages=devmap || fail "load"
+load_zc map=256M@4G,256M@0x110000000,128M@0x120000000,64M@0x128000000 pages=devmap || fail "load"
 # pmem0: p1 a copy target, p2 must not change (a copy past p1's end would
 # land there), p3 opened write-only
 printf 'label: dos\n2048,32768,L\n34816,32768,L\n67584,32768,L\n' | sfdisk -q /dev/pmem0 || fail "sfdisk"
 wait_for 10 test -b /dev/pmem0p3 || fail "no partitions"
+# pmem3: a source whose partitions no fd of the pool opens (a send from
+# one to a stalled peer would hold it for minutes, and the block layer
+# refuses to re-read the table of a disk with an open partition), so that
+# the racer's re-reads of its table are done, under the sends from it
+printf 'label: dos\n2048,32768,L\n34816,32768,L\n' | sfdisk -q /dev/pmem3 || fail "sfdisk pmem3"
+wait_for 10 test -b /dev/pmem3p2 || fail "no partitions of pmem3"
 randfill $((16 << 20)) > /dev/pmem0p2 || fail "fill p2"
 mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mkdir -p /mnt /mnt2 && mount -o dax /dev/pmem1 /mnt || fail "mkfs pmem1"
 randfill $((4 << 20)) > /mnt/src || fail "src"
@@ -127,7 +135,7 @@ mkdir -p /tmp/fz
 wait_work B.ready 120 || fail "B not ready"
 ref0=$(cat /sys/class/misc/pmem_zc/stats/bytes_ref)
 $FZ --peer $PEER_B --unpriv 65534:65534 --seed $SEED --calls $CALLS --secs $SECS --threads 2 --log /tmp/fz \
-	--src /dev/pmem0 --src /mnt/src --src /dev/pmem1 --src /mnt/nobody \
+	--src /dev/pmem0 --src /mnt/src --src /dev/pmem1 --src /mnt/nobody --src /dev/pmem3 \
 	--ro /dev/pmem0p2 --ro /mnt/ro \
 	--wsrc /dev/pmem0p3 --wsrc /mnt/wfile \
 	--dst /dev/pmem0p1 --dst /dev/loop0 \
@@ -201,6 +209,9 @@ JOB
 	echo "# $racer"
 	[[ $racer =~ unlinks=[1-9] ]] && [[ $racer =~ rescans=[1-9] ]] ||
 		{ echo "not ok - the racer never unlinked a file or re-read a partition table"; return 1; }
+	# a table re-read under the sends: the partitions deleted and made anew
+	[[ $racer =~ rescans_done=[1-9] ]] ||
+		{ echo "not ok - no partition table re-read was done (all EBUSY)"; return 1; }
 	[[ $(grep '^zc_fuzz: errnos:' "$out") =~ \ EPERM=[1-9] ]] ||
 		{ echo "not ok - no EPERM: the unprivileged caller never met the owner rule"; return 1; }
 	[ -e "$T/unload" ] || { echo "not ok - the modules did not unload"; return 1; }

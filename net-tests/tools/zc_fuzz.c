@@ -45,8 +45,9 @@
  * one fd over another, shuts sockets down, resets them (SO_LINGER 0) or
  * disconnects them (connect(AF_UNSPEC)), truncates, punches and unlinks
  * --tsrc files (a new file under the name; the pool's fds keep the old
- * one), re-reads the partition table of --src disks (BLKRRPART: EBUSY
- * while a partition is open), fork()s a child that makes a few calls, and
+ * one), re-reads the partition table of --src disks (BLKRRPART, with the
+ * pool's fds of their partitions closed: done unless a call holds one,
+ * and the pool reopens them after), fork()s a child that makes a few calls, and
  * signals the callers
  * (SIGUSR1, no SA_RESTART); a reader drains completions and checks their
  * reserved fields. With --unpriv, the last caller thread runs as UID:GID
@@ -129,8 +130,8 @@ static int sink_port, stall_port;
 static struct in_addr peer;	/* --peer's address */
 static atomic_bool stop;
 static _Atomic uint64_t ncalls, nok_send, nok_copy, nfail, ncompl;
-/* the racer's unlinks of --tsrc files, partition rescans and those done */
-static uint64_t nunlink, nrescan, nrescan_ok;
+/* the racer's unlinks of --tsrc files, partition rescans, done and EBUSY */
+static uint64_t nunlink, nrescan, nrescan_ok, nrescan_busy;
 static _Atomic uint64_t nerr[160];
 static uint64_t max_calls = 100000;
 static double max_secs = 120;
@@ -570,21 +571,58 @@ static void racer_unlink(uint64_t *s, struct ent *e)
 	close(fd);
 }
 
+/* @part is a partition of the disk at @disk: "/dev/pmem0p2" of "/dev/pmem0" */
+static bool partition_of(const char *part, const char *disk)
+{
+	size_t n = strlen(disk);
+
+	return part && !strncmp(part, disk, n) && part[n] == 'p' &&
+	       part[n + 1] >= '1' && part[n + 1] <= '9';
+}
+
 /*
- * re-read a disk's partition table (BLKRRPART): refused with EBUSY while
- * one of its partitions is open, which the pool's mostly are; done when the
- * racer's reopens left them all closed, under a send from the disk
+ * re-read a disk's partition table (BLKRRPART), which the block layer
+ * refuses (EBUSY) while one of its partitions is open: the pool's fds of
+ * the disk's partitions are closed first, so that it is done unless a
+ * send or copy still holds one (its file), and the partitions are deleted
+ * and made anew under the sends from the disk; then they are reopened
  */
 static void racer_rescan(struct ent *e)
 {
 	struct stat st;
+	unsigned int i;
 	int fd = e->fd;
 
 	if (e->kind != K_SRC || fd < 0 || fstat(fd, &st) || !S_ISBLK(st.st_mode))
 		return;
+	/* each fd of the pool on one of them, dup2()'s copies too */
+	pthread_mutex_lock(&pool_lock);
+	for (i = 0; i < npool; i++) {
+		char link[64], target[PATH_MAX];
+		int old = pool[i].fd;
+		ssize_t n;
+
+		if (old < 0 || pool[i].kind == K_CLOSED)
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", old);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (!partition_of(target, e->path))
+			continue;
+		atomic_store(&pool[i].fd, -1);
+		close(old);
+	}
+	pthread_mutex_unlock(&pool_lock);
 	nrescan++;
 	if (!ioctl(fd, BLKRRPART))
 		nrescan_ok++;
+	else if (errno == EBUSY)
+		nrescan_busy++;
+	for (i = 0; i < npool; i++)
+		if (pool[i].fd < 0 && pool[i].kind != K_CLOSED)
+			reopen(&pool[i]);
 }
 
 static void *racer_thread(void *arg)
@@ -620,6 +658,11 @@ static void *racer_thread(void *arg)
 			break;
 		}
 		case 5:
+			/* the --tsrc entry from e on, the racer's own files */
+			for (f = e; f < e + npool; f++)
+				if (pool[(f - pool) % npool].kind == K_TSRC)
+					break;
+			e = &pool[(f - pool) % npool];
 			if (e->kind == K_TSRC) {
 				int fd = open(e->path, O_WRONLY | O_CLOEXEC);
 
@@ -1102,7 +1145,8 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("zc_fuzz: racer: unlinks=%" PRIu64 " rescans=%" PRIu64
-	       " rescans_done=%" PRIu64 "\n", nunlink, nrescan, nrescan_ok);
+	       " rescans_done=%" PRIu64 " rescans_busy=%" PRIu64 "\n", nunlink,
+	       nrescan, nrescan_ok, nrescan_busy);
 	printf("zc_fuzz: errnos:");
 	for (i = 0; i < 160; i++)
 		if (nerr[i])
