@@ -172,10 +172,17 @@ vm_start() {
 	fi
 	if [ "$role" = A ]; then
 		local nv=${VM_NVDIMM:-$dir/nvdimm.img} disk=${VM_DISK_A:-$dir/scratch.img}
-		[ -e "$nv" ] || truncate -s "$VM_NVDIMM_SIZE" "$nv"
 		[ -e "$disk" ] || truncate -s "$VM_DISK_SIZE" "$disk"
-		args+=(-object "memory-backend-file,id=nvmem0,share=on,mem-path=$nv,size=$VM_NVDIMM_SIZE"
-		       -device "nvdimm,id=nvdimm0,memdev=nvmem0,addr=$VM_NVDIMM_ADDR${VM_NVDIMM_OPTS:+,$VM_NVDIMM_OPTS}"
+		# VM_NVDIMM=ram: the NVDIMM in anonymous memory like the guest's
+		# RAM (transparent huge pages on the host, not persistent), so
+		# that what QEMU's NIC reads from it costs what it costs from RAM
+		if [ "$nv" = ram ]; then
+			args+=(-object "memory-backend-ram,id=nvmem0,size=$VM_NVDIMM_SIZE")
+		else
+			[ -e "$nv" ] || truncate -s "$VM_NVDIMM_SIZE" "$nv"
+			args+=(-object "memory-backend-file,id=nvmem0,share=on,mem-path=$nv,size=$VM_NVDIMM_SIZE")
+		fi
+		args+=(-device "nvdimm,id=nvdimm0,memdev=nvmem0,addr=$VM_NVDIMM_ADDR${VM_NVDIMM_OPTS:+,$VM_NVDIMM_OPTS}"
 		       -drive "file=$disk,format=raw,if=virtio,cache=unsafe")
 	else
 		local disk=${VM_DISK_B:-$dir/peer.img}

@@ -3,10 +3,14 @@
 # counters) for 7 s of an 8 s wrk load from guest B at 16 connections:
 # pmem-zc serve (module bodies, its open-file cache, no access log) and
 # nginx (sendfile on, access_log off) from a warm page cache, on 1000
-# files of 4 KiB (s4k), 1000 of 64 KiB (s) and one of 1 MiB (f1M). The
+# files of 4 KiB (s4k), 1000 of 64 KiB (s) and one of 1 MiB (f1M); where
+# the kernel has the DAX splice series, nginx on the DAX files by reference
+# too (nginx-dax, fs.dax_splice_read 1). HTTP_SERVERS, HTTP_FILES: a subset,
+# as for 30-http (e.g. HTTP_SERVERS="nginx-dax nginx-pc" HTTP_FILES=f1M). The
 # host's perf (Debian's linux-perf) runs in the guest with its libraries,
 # copied into this test's directory; without it the profile is skipped.
-# Reports: $T/prof-SERVER-FILES.txt (symbols, then command and object).
+# Reports: $T/prof-SERVER-FILES.txt (symbols, then command and object,
+# then symbols with their callees' time).
 #   net-tests/run --suite benchmarks 31-http-profile   (PMEMZC_FLAVOUR=bench)
 TEST_TIMEOUT=1800
 
@@ -22,7 +26,11 @@ test_run() {
 . /top/vm/guest/lib.sh
 wrk_requests 8
 JOB
-	cat > "$T/A.job" <<'JOB'
+	cat > "$T/A.job" <<JOB
+ONLY_SERVERS="${HTTP_SERVERS:-}"
+FILES="${HTTP_FILES:-s4k s f1M}"
+JOB
+	cat >> "$T/A.job" <<'JOB'
 . /top/vm/guest/lib.sh
 PERF="/work/perf/lib/ld-linux-x86-64.so.2 --library-path /work/perf/lib /work/perf/perf"
 load_zc map=256M@4G,256M@0x110000000 pages=devmap || fail "load"
@@ -33,14 +41,20 @@ http_files /mnt/dax /mnt/pc || fail "test files"
 echo 0 > /proc/sys/kernel/kptr_restrict
 echo -1 > /proc/sys/kernel/perf_event_paranoid
 n=1
-for srv in pmemzc nginx-pc; do
+SCTL=/proc/sys/fs/dax_splice_read
+SERVERS="pmemzc nginx-pc"
+[ -e $SCTL ] && SERVERS="pmemzc nginx-dax nginx-pc"
+[ -n "$ONLY_SERVERS" ] && SERVERS=$ONLY_SERVERS
+for srv in $SERVERS; do
 	cat /mnt/pc/f1M /mnt/pc/s/* /mnt/pc/s4k/* > /dev/null
 	case $srv in
 	pmemzc) $ZC serve --root /mnt/dax --port 8080 --access-log off > /tmp/serve.out 2>&1 & s=$! ;;
+	nginx-dax) [ -e $SCTL ] || fail "nginx-dax needs $SCTL"
+		echo 1 > $SCTL; nginx_conf /mnt/dax; $NGINX || fail "nginx" ;;
 	nginx-pc) nginx_conf /mnt/pc; $NGINX || fail "nginx" ;;
 	esac
 	wait_for 10 listening 8080 || fail "$srv not listening"
-	for files in s4k s f1M; do
+	for files in $FILES; do
 		b0=$(cpu_busy)
 		echo "/$files 16" > /work/req.$n
 		$PERF record -a -g -e cpu-clock -F 499 -o /tmp/perf.data -- sleep 7 > /dev/null 2>&1 ||
@@ -51,6 +65,8 @@ for srv in pmemzc nginx-pc; do
 		echo "# $srv $files: $(grep -E 'Requests/sec|Transfer/sec' /work/wrk.$n | tr -s ' ' | tr '\n' ' ')busy_jiffies=$((b1 - b0))" > $out
 		$PERF report -i /tmp/perf.data --no-children --sort sym --stdio -g none 2>/dev/null | grep '%' | head -60 >> $out
 		$PERF report -i /tmp/perf.data --no-children --sort comm,dso --stdio -g none 2>/dev/null | grep '%' | head -15 >> $out
+		echo "# inclusive (children)" >> $out
+		$PERF report -i /tmp/perf.data --children --sort sym --stdio -g none 2>/dev/null | grep '%' | head -80 >> $out
 		head -1 $out
 		n=$((n + 1))
 	done
@@ -58,6 +74,7 @@ for srv in pmemzc nginx-pc; do
 	pmemzc) kill -TERM $s; wait $s ;;
 	*) nginx_stop ;;
 	esac
+	[ -e $SCTL ] && echo 0 > $SCTL
 done
 echo end > /work/req.$n
 umount /mnt/dax /mnt/pc && rmmod pmem_zc && rmmod prd || fail "teardown"
