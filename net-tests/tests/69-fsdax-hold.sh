@@ -24,7 +24,7 @@
 # unlink of the only name (eviction), swapext (XFS_IOC_SWAPEXT, as
 # xfs_fsr: the held file's extents swapped with a donor's of the same
 # size, then the donor, which has the held blocks, unlinked;
-# mm-export-patch/6.12/xfs-dax-wait/0002, 6.12 only), umount (eviction of
+# mm-export-patch/*/xfs-dax-wait/0002), umount (eviction of
 # every inode;
 # when it does not wait, mount again and truncate the file, whose new inode
 # has no entries to wait for), a truncate killed while it waits
@@ -85,11 +85,13 @@
 # 6.1's code differs from 6.12's, each once: every PATH x truncate (6.1
 # releases a bio's pages without the wake-up: fsdax-busy/0001), eviction
 # by unlink (of a bio's pages too) and umount, a killed truncate, XFS,
-# reflink and nd_pmem, and one unfixed case that shows the test can fail.
+# reflink, swapext and nd_pmem, and one unfixed case that shows the test
+# can fail.
 # splice and sendfile: on 6.12, every PATH x OP x FIX of the full matrix
 # (and one copied case per DEV and FS), and 13 cases of the check list
-# (4 of them resplice: the series' fast path); swapext on 6.12: every
-# PATH on XFS in the full matrix, vmsplice and splice in the check list.
+# (4 of them resplice: the series' fast path); swapext (xfs-dax-wait/0002):
+# every PATH on XFS in the full matrix, vmsplice (and splice on 6.12) in the
+# check list, vmsplice in the subset.
 TEST_TIMEOUT=900
 FSDAX_MATRIX=${FSDAX_MATRIX:-check}
 # the guest's bound (the soak's matrix sets its own)
@@ -101,9 +103,9 @@ TEST_SPLAT_ALLOW='cut here|WARNING: CPU: [0-9]+ PID: [0-9]+ at [^ ]*fs/dax\.c:[0
 # fsdax_cases: the cases of $FSDAX_MATRIX, "DEV FS PATH OP FIX" a line,
 # each DEV's together
 fsdax_cases() {
-	local dev fs path op fix splice= swapext=
-	# the DAX splice series and the swapext fix are 6.12's
-	[ "${PMEMZC_KERNEL:-6.12}" = 6.1 ] || splice="splice sendfile" swapext=swapext
+	local dev fs path op fix splice=
+	# the DAX splice series is 6.12's
+	[ "${PMEMZC_KERNEL:-6.12}" = 6.1 ] || splice="splice sendfile"
 	if [ "$FSDAX_MATRIX" = full ]; then
 		for dev in prd ndpmem; do
 			for fs in ext4 xfs; do
@@ -119,7 +121,7 @@ fsdax_cases() {
 				for path in vmsplice $splice; do
 					echo "$dev $fs $path sigtruncate Y"
 				done
-				if [ $fs = xfs ] && [ -n "$swapext" ]; then
+				if [ $fs = xfs ]; then
 					for path in vmsplice zerocopy uring odwrite odread $splice; do
 						echo "$dev xfs $path swapext Y"
 					done
@@ -147,6 +149,7 @@ fsdax_cases() {
 		echo "prd ext4 zerocopy umount Y"
 		echo "prd ext4 vmsplice sigtruncate Y"
 		echo "prd xfs vmsplice truncate Y"
+		echo "prd xfs vmsplice swapext Y"
 		echo "prd xfsr vmsplice reflink Y"
 		echo "ndpmem ext4 vmsplice truncate Y"
 		return
@@ -172,7 +175,8 @@ fsdax_cases() {
 	echo "prd xfs vmsplice truncate Y"
 	echo "prd xfs vmsplice truncate N"
 	# XFS_IOC_SWAPEXT broke no DAX layout before xfs-dax-wait/0002
-	[ -z "$swapext" ] || printf '%s\n' "prd xfs vmsplice swapext Y" "prd xfs splice swapext Y"
+	echo "prd xfs vmsplice swapext Y"
+	[ -z "$splice" ] || echo "prd xfs splice swapext Y"
 	echo "prd xfs zerocopy unlink Y"
 	echo "prd xfsr vmsplice reflink Y"
 	echo "prd xfsr vmsplice reflink N"
