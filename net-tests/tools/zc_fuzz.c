@@ -47,7 +47,7 @@
  * --tsrc files (a new file under the name; the pool's fds keep the old
  * one), re-reads the partition table of --src disks (BLKRRPART, with the
  * pool's fds of their partitions closed: done unless a call holds one,
- * and the pool reopens them after), fork()s a child that makes a few calls, and
+ * and reopened after), fork()s a child that makes a few calls, and
  * signals the callers
  * (SIGUSR1, no SA_RESTART); a reader drains completions and checks their
  * reserved fields. With --unpriv, the last caller thread runs as UID:GID
@@ -589,30 +589,22 @@ static bool partition_of(const char *part, const char *disk)
  */
 static void racer_rescan(struct ent *e)
 {
+	bool closed[POOL_MAX] = { false };
 	struct stat st;
 	unsigned int i;
 	int fd = e->fd;
 
 	if (e->kind != K_SRC || fd < 0 || fstat(fd, &st) || !S_ISBLK(st.st_mode))
 		return;
-	/* each fd of the pool on one of them, dup2()'s copies too */
 	pthread_mutex_lock(&pool_lock);
 	for (i = 0; i < npool; i++) {
-		char link[64], target[PATH_MAX];
 		int old = pool[i].fd;
-		ssize_t n;
 
-		if (old < 0 || pool[i].kind == K_CLOSED)
-			continue;
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", old);
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		if (!partition_of(target, e->path))
+		if (old < 0 || !partition_of(pool[i].path, e->path))
 			continue;
 		atomic_store(&pool[i].fd, -1);
 		close(old);
+		closed[i] = true;
 	}
 	pthread_mutex_unlock(&pool_lock);
 	nrescan++;
@@ -621,8 +613,35 @@ static void racer_rescan(struct ent *e)
 	else if (errno == EBUSY)
 		nrescan_busy++;
 	for (i = 0; i < npool; i++)
-		if (pool[i].fd < 0 && pool[i].kind != K_CLOSED)
+		if (closed[i])
 			reopen(&pool[i]);
+}
+
+/* one of the pool's entries that @want takes, each as likely; NULL if none */
+static struct ent *pick(uint64_t *s, bool (*want)(const struct ent *))
+{
+	unsigned int i, n = 0, k;
+
+	for (i = 0; i < npool; i++)
+		n += want(&pool[i]);
+	if (!n)
+		return NULL;
+	k = below(s, n);
+	for (i = 0; i < npool; i++)
+		if (want(&pool[i]) && !k--)
+			break;
+	return &pool[i];
+}
+
+static bool is_tsrc(const struct ent *e)
+{
+	return e->kind == K_TSRC;
+}
+
+/* a --src disk (a path under /dev), whose partition table may be re-read */
+static bool is_src_disk(const struct ent *e)
+{
+	return e->kind == K_SRC && !strncmp(e->path, "/dev/", 5);
 }
 
 static void *racer_thread(void *arg)
@@ -658,12 +677,9 @@ static void *racer_thread(void *arg)
 			break;
 		}
 		case 5:
-			/* the --tsrc entry from e on, the racer's own files */
-			for (f = e; f < e + npool; f++)
-				if (pool[(f - pool) % npool].kind == K_TSRC)
-					break;
-			e = &pool[(f - pool) % npool];
-			if (e->kind == K_TSRC) {
+			/* a --tsrc file, the racer's own */
+			e = pick(&s, is_tsrc);
+			if (e) {
 				int fd = open(e->path, O_WRONLY | O_CLOEXEC);
 
 				if (fd >= 0) {
@@ -698,7 +714,10 @@ static void *racer_thread(void *arg)
 			pthread_kill(callers[below(&s, nthreads)], SIGUSR1);
 			break;
 		case 8:
-			racer_rescan(e);
+			/* one step in 80: a re-read takes milliseconds */
+			e = below(&s, 8) ? NULL : pick(&s, is_src_disk);
+			if (e)
+				racer_rescan(e);
 			break;
 		case 6: {
 			pid_t pid = fork();
