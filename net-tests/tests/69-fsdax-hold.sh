@@ -41,7 +41,10 @@
 # so nothing waits and the bytes delivered are the copy's. The filesystem is
 # refilled by another file, the holder released. DEV prd (pages=devmap)
 # or ndpmem (upstream's nd_pmem, an fsdax namespace made with ndctl), FS
-# ext4, xfs (-o dax, no reflink) or xfsr (with reflink).
+# ext4, xfs (-o dax, no reflink), xfsr (with reflink) or xfsm (XFS -o
+# dax=inode: the held file DAX by its directory's flag, a swapext donor
+# made after the flag is cleared, so not DAX: the two-inode lock of a DAX
+# and a non-DAX file).
 #
 # Each case runs on one kernel with the fix on or off, switched by the
 # lab's debugfs knob (mm-export-patch/<version>/lab/):
@@ -150,6 +153,7 @@ fsdax_cases() {
 		echo "prd ext4 vmsplice sigtruncate Y"
 		echo "prd xfs vmsplice truncate Y"
 		echo "prd xfs vmsplice swapext Y"
+		echo "prd xfsm vmsplice swapext Y"
 		echo "prd xfsr vmsplice reflink Y"
 		echo "ndpmem ext4 vmsplice truncate Y"
 		return
@@ -176,6 +180,8 @@ fsdax_cases() {
 	echo "prd xfs vmsplice truncate N"
 	# XFS_IOC_SWAPEXT broke no DAX layout before xfs-dax-wait/0002
 	echo "prd xfs vmsplice swapext Y"
+	# a DAX file and a non-DAX donor (xfs-dax-wait/0002's ||)
+	echo "prd xfsm vmsplice swapext Y"
 	[ -z "$splice" ] || echo "prd xfs splice swapext Y"
 	echo "prd xfs zerocopy unlink Y"
 	echo "prd xfsr vmsplice reflink Y"
@@ -295,13 +301,19 @@ use_dev() {
 }
 
 # mkfs_mount FS: a 32 MiB FS on /dev/pmem0, mounted -o dax on /mnt (XFS
-# below its 300 MB minimum the way fstests makes it)
+# below its 300 MB minimum the way fstests makes it); xfsm: -o dax=inode,
+# /mnt's DAX flag set, so that the files made in it are DAX
 mkfs_mount() {
 	case $1 in
 	ext4) mkfs.ext4 -q -F -b 4096 /dev/pmem0 32M ;;
-	xfs|xfsr) TEST_DIR=/mnt TEST_DEV=/dev/pmem0 QA_CHECK_FS=1 \
+	xfs|xfsr|xfsm) TEST_DIR=/mnt TEST_DEV=/dev/pmem0 QA_CHECK_FS=1 \
 		mkfs.xfs -q -f -m reflink=$([ $1 = xfsr ] && echo 1 || echo 0) -d size=32m /dev/pmem0 ;;
-	esac && mount -o dax /dev/pmem0 /mnt
+	esac || return 1
+	if [ $1 = xfsm ]; then
+		mount -o dax=inode /dev/pmem0 /mnt && xfs_io -c 'chattr +x' /mnt
+	else
+		mount -o dax /dev/pmem0 /mnt
+	fi
 }
 
 # io_uring: a fixed buffer is a FOLL_LONGTERM pin, which fs-DAX refuses
@@ -336,6 +348,13 @@ one_case() {
 	randfill $((4 << 20)) > /mnt/f && sync || fail "$case_name: test file"
 	gsum=-
 	if [ $op = swapext ]; then
+		# xfsm: the donor made without the DAX flag, checked
+		if [ $fs = xfsm ]; then
+			xfs_io -c 'chattr -x' /mnt && : > /mnt/g &&
+				xfs_io -c 'lsattr' /mnt/f | grep -q '^[^ ]*x' &&
+				! xfs_io -c 'lsattr' /mnt/g | grep -q '^[^ ]*x' ||
+				fail "$case_name: a DAX file and a non-DAX donor"
+		fi
 		randfill $((4 << 20)) > /mnt/g && sync && gsum=$(md5sum < /mnt/g) ||
 			fail "$case_name: donor file"
 	fi
