@@ -11,7 +11,10 @@
 # Knobs (environment): PMEMZC_KERNEL (6.12|6.1), PMEMZC_FLAVOUR (test|bench),
 # PMEMZC_ACCEL (tcg|kvm, probed when unset), PMEMZC_NET (tap|socket, tap
 # when a private network namespace exists), VM_MEM, VM_SMP, VM_NVDIMM_SIZE,
-# VM_DISK_SIZE.
+# VM_DISK_SIZE, VM_NVDIMM (guest A's NVDIMM backing: a file the caller
+# owns, kept and never resized, or ram; for one benchmark or test, not a
+# suite: 20, 50 and 52 read or keep the test folder's nvdimm.img),
+# VM_NVDIMM_OPTS.
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 PMEMZC_FLAVOUR=${PMEMZC_FLAVOUR:-test}

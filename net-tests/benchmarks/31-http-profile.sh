@@ -5,8 +5,9 @@
 # nginx (sendfile on, access_log off) from a warm page cache, on 1000
 # files of 4 KiB (s4k), 1000 of 64 KiB (s) and one of 1 MiB (f1M); where
 # the kernel has the DAX splice series, nginx on the DAX files by reference
-# too (nginx-dax, fs.dax_splice_read 1). HTTP_SERVERS, HTTP_FILES: a subset,
-# as for 30-http (e.g. HTTP_SERVERS="nginx-dax nginx-pc" HTTP_FILES=f1M). The
+# too (nginx-dax, fs.dax_splice_read 1). HTTP_SERVERS (of pmemzc, nginx-pc,
+# nginx-dax; not 30-http's nginx-daxcopy), HTTP_FILES (of s4k, s, f1M): a
+# subset (e.g. HTTP_SERVERS="nginx-dax nginx-pc" HTTP_FILES=f1M). The
 # host's perf (Debian's linux-perf) runs in the guest with its libraries,
 # copied into this test's directory; without it the profile is skipped.
 # Reports: $T/prof-SERVER-FILES.txt (symbols, then command and object,
@@ -52,6 +53,7 @@ for srv in $SERVERS; do
 	nginx-dax) [ -e $SCTL ] || fail "nginx-dax needs $SCTL"
 		echo 1 > $SCTL; nginx_conf /mnt/dax; $NGINX || fail "nginx" ;;
 	nginx-pc) nginx_conf /mnt/pc; $NGINX || fail "nginx" ;;
+	*) fail "no server $srv here (pmemzc, nginx-pc, nginx-dax)" ;;
 	esac
 	wait_for 10 listening 8080 || fail "$srv not listening"
 	for files in $FILES; do

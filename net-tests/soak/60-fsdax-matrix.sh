@@ -6,8 +6,10 @@
 # and off, on ext4 and XFS over prd pages=devmap and over nd_pmem's fsdax
 # namespace; the unfixed zero and insert are left out (they free no block
 # to leak); on 6.12 also splice and sendfile (the DAX splice series), by
-# reference, unentered (N) and copied (C). make check runs 49 of these
-# cases on 6.12 (FSDAX_MATRIX=check) and 13 on 6.1 (FSDAX_MATRIX=subset).
+# reference, unentered (N) and copied (C); and on XFS swapext (-o dax, and
+# -o dax=inode with a non-DAX donor), reflink, dedupe and the killed
+# operations. make check runs 56 cases on 6.12 (FSDAX_MATRIX=check, some
+# of them its own: resplice) and 15 on 6.1 (FSDAX_MATRIX=subset).
 # shellcheck source=../tests/69-fsdax-hold.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/69-fsdax-hold.sh"
 FSDAX_MATRIX=full

@@ -91,10 +91,10 @@
 # reflink, swapext and nd_pmem, and one unfixed case that shows the test
 # can fail.
 # splice and sendfile: on 6.12, every PATH x OP x FIX of the full matrix
-# (and one copied case per DEV and FS), and 13 cases of the check list
-# (4 of them resplice: the series' fast path); swapext (xfs-dax-wait/0002):
-# every PATH on XFS in the full matrix, vmsplice (and splice on 6.12) in the
-# check list, vmsplice in the subset.
+# (and one copied case per DEV and FS), and 16 cases of the check list
+# (4 of them resplice: the series' fast path, 1 swapext); swapext (xfs-dax-wait/0002):
+# every PATH on XFS and vmsplice on xfsm in the full matrix, vmsplice on xfs
+# and xfsm (and splice on 6.12) in the check list and the subset.
 TEST_TIMEOUT=900
 FSDAX_MATRIX=${FSDAX_MATRIX:-check}
 # the guest's bound (the soak's matrix sets its own)
@@ -128,6 +128,7 @@ fsdax_cases() {
 					for path in vmsplice zerocopy uring odwrite odread $splice; do
 						echo "$dev xfs $path swapext Y"
 					done
+					echo "$dev xfsm vmsplice swapext Y"
 				fi
 			done
 			for fix in Y N; do
