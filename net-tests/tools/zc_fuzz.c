@@ -390,16 +390,22 @@ static void add(enum kind k, const char *path)
 }
 
 /* Close @e's fd and open its kind again (the number may be another). */
+/* close E's fd, pool_lock held; whether there was one */
+static bool drop_locked(struct ent *e)
+{
+	int old = atomic_exchange(&e->fd, -1);
+
+	if (old < 0 || e->kind == K_CLOSED)
+		return false;
+	close(old);
+	return true;
+}
+
 static void reopen(struct ent *e)
 {
-	int old, fd;
-
 	pthread_mutex_lock(&pool_lock);
-	old = atomic_exchange(&e->fd, -1);
-	if (old >= 0 && e->kind != K_CLOSED)
-		close(old);
-	fd = open_kind(e);
-	e->fd = fd;
+	drop_locked(e);
+	e->fd = open_kind(e);
 	pthread_mutex_unlock(&pool_lock);
 }
 
@@ -597,15 +603,9 @@ static void racer_rescan(struct ent *e)
 	if (e->kind != K_SRC || fd < 0 || fstat(fd, &st) || !S_ISBLK(st.st_mode))
 		return;
 	pthread_mutex_lock(&pool_lock);
-	for (i = 0; i < npool; i++) {
-		int old = pool[i].fd;
-
-		if (old < 0 || !partition_of(pool[i].path, e->path))
-			continue;
-		atomic_store(&pool[i].fd, -1);
-		close(old);
-		closed[i] = true;
-	}
+	for (i = 0; i < npool; i++)
+		if (partition_of(pool[i].path, e->path))
+			closed[i] = drop_locked(&pool[i]);
 	pthread_mutex_unlock(&pool_lock);
 	nrescan++;
 	if (!ioctl(fd, BLKRRPART))
