@@ -17,6 +17,10 @@
  *             "queued N", then sleep until killed (sends in flight at exit)
  *   ktls      one send on a socket with kernel TLS (a dummy AES-GCM-128
  *             key) for transmission: the stack cannot take pages there
+ *   once      one send of LENGTH: "queued N" and "error E" (0 for none)
+ *
+ * SRC "-" is standard input: a file opened before the test changed what
+ * an open of its path would do (a filesystem shut down since).
  *
  * Every mode but hold waits for all completions and prints "completions N",
  * "bytes N" (their sum) and "cookies_unique 1|0". Exit 0 when the calls
@@ -261,18 +265,31 @@ static int mode_ktls(uint64_t len)
 	return finish(n);
 }
 
+static int mode_once(uint64_t len)
+{
+	int64_t n;
+	int err;
+
+	n = send_one(0, len, 0, &err);
+	printf("queued %lld\nerror %s\n", (long long)(n < 0 ? 0 : n),
+	       err ? strerror(err) : "0");
+	if (n <= 0 || err)
+		return 1;
+	return finish(n);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t len;
 
 	if (argc != 5) {
-		fprintf(stderr, "usage: %s restart|sndtimeo|inflight|hold|ktls SRC IPV4:PORT LENGTH\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s restart|sndtimeo|inflight|hold|ktls|once\n"
+			"       SRC|- IPV4:PORT LENGTH\n", argv[0]);
 		return 2;
 	}
 	len = strtoull(argv[4], NULL, 0);
 	zc = open("/dev/pmem_zc", O_RDWR);
-	src = open(argv[2], O_RDONLY);
+	src = strcmp(argv[2], "-") ? open(argv[2], O_RDONLY) : 0;
 	sock = dial(argv[3]);
 	if (zc < 0 || src < 0 || sock < 0 || !len) {
 		perror("setup");
@@ -288,6 +305,8 @@ int main(int argc, char **argv)
 		return mode_hold(len);
 	if (!strcmp(argv[1], "ktls"))
 		return mode_ktls(len);
+	if (!strcmp(argv[1], "once"))
+		return mode_once(len);
 	fprintf(stderr, "unknown mode %s\n", argv[1]);
 	return 2;
 }

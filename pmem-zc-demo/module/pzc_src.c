@@ -7,8 +7,16 @@
  * A source passes the checks read(2) would make (FMODE_READ,
  * rw_verify_area(): LSM hooks and fanotify permission events); the caller
  * reports it to fsnotify as accessed once bytes of it moved. Its bytes are
- * read where they lie on pmem, by prd_direct_access(); so dirty page cache
- * is written back first (sync_blockdev() of a disk, vfs_fsync() of a file).
+ * read where they lie on pmem, by prd_direct_access(); so a disk's dirty
+ * page cache is written back first (sync_blockdev()). A file source is a
+ * DAX file, which has no page cache: its writes and its mapped stores go
+ * to its blocks, allocated and zeroed as they are written (no delayed
+ * allocation, no conversion deferred to an I/O's completion), and read(2)
+ * of it reads the blocks as they are, with no fsync and no flush; nor
+ * does a send (a vfs_fsync() here cost a journal lookup and a flush bio
+ * per operation and made no byte more current). What read(2) refuses
+ * before it reads (a filesystem shut down) is asked of the filesystem by
+ * a read of no bytes.
  *
  * A file's blocks are found with bmap(), and bmap() gives block numbers that
  * nothing keeps stable: a truncate, a hole punch or an extent move would
@@ -48,6 +56,7 @@
 #include <linux/fsnotify.h>
 #include <linux/magic.h>
 #include <linux/mount.h>
+#include <linux/uio.h>
 #include "prd.h"
 #include "pzc.h"
 #include "pzc_compat.h"
@@ -82,6 +91,26 @@ static int pzc_src_sync_bdev(struct block_device *bdev)
 	return ret;
 }
 
+/*
+ * What read(2) of the file refuses before it reads a byte, a send refuses
+ * too: a read of no bytes asks the filesystem (ext4's EIO once it is shut
+ * down, by its shutdown ioctl or an error under errors=remount-ro, which
+ * neither bmap() nor the block mapping checks), reads no block and
+ * touches no time stamp.
+ */
+static int pzc_src_readable(struct file *file)
+{
+	struct kvec kv = {};
+	struct iov_iter iter;
+	struct kiocb kiocb;
+	ssize_t ret;
+
+	init_sync_kiocb(&kiocb, file);
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, 0);
+	ret = file->f_op->read_iter(&kiocb, &iter);
+	return ret < 0 ? ret : 0;
+}
+
 static int pzc_src_get_file(struct pzc_src *src, const struct file *dev)
 {
 	struct file *file = src->file;
@@ -98,6 +127,9 @@ static int pzc_src_get_file(struct pzc_src *src, const struct file *dev)
 	/* stable while the file is open: S_DAX changes only on a new inode */
 	if (inode->i_sb->s_magic != EXT4_SUPER_MAGIC || !IS_DAX(inode))
 		return -EOPNOTSUPP;
+	/* ext2's own driver (not ext4's) gives its DAX files no bmap() */
+	if (!inode->i_mapping->a_ops->bmap)
+		return -EOPNOTSUPP;
 	/*
 	 * A send write-denies the file: the owner's to give, or the right of
 	 * CAP_SYS_RAWIO, the caller's or the device file's opener's (a
@@ -112,8 +144,7 @@ static int pzc_src_get_file(struct pzc_src *src, const struct file *dev)
 	if (ret)
 		return ret;
 	src->deny = true;
-	/* delayed allocation gets its blocks, dirty pages reach pmem */
-	ret = vfs_fsync(file, 0);
+	ret = pzc_src_readable(file);
 	if (ret)
 		return ret;
 	src->size = i_size_read(inode);
@@ -131,7 +162,8 @@ static int pzc_src_get_file(struct pzc_src *src, const struct file *dev)
  * Return: 0; -EBADF (not open for reading), -ENODEV (not a prd disk or a
  * file on one), -EPERM (a file not the caller's), -ETXTBSY (a file open for
  * writing), -EOPNOTSUPP (not a DAX file on ext2/3/4), -EISDIR, -EINVAL,
- * -ERANGE (beyond the end), or what rw_verify_area() or a writeback said.
+ * -ERANGE (beyond the end), or what rw_verify_area(), a read of no bytes
+ * of a file (-EIO: its filesystem shut down) or a disk's writeback said.
  */
 int pzc_src_get(struct pzc_src *src, const struct file *dev, int fd,
 		u64 offset, u64 length)
