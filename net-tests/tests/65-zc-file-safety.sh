@@ -157,7 +157,8 @@ refused() {
 	grep -q 'Operation not supported' /tmp/out || { echo "refused otherwise: $(cat /tmp/out)"; return 1; }
 	[ "$(moved)" = "$b0" ] || { echo "$(( $(moved) - b0 )) bytes moved"; return 1; }
 }
-mount /dev/pmem0 /mnt || fail "ext4 without dax"
+# a new filesystem: the one above was shut down
+mkfs.ext4 -q -F -b 4096 -O verity -E lazy_itable_init=0 /dev/pmem0 && mount /dev/pmem0 /mnt || fail "ext4 without dax"
 head -c 65536 /dev/urandom > /mnt/plain && head -c 65536 /dev/urandom > /mnt/v && sync
 check "ext4 without DAX: refused with EOPNOTSUPP, nothing sent" refused /mnt/plain
 head -c 65536 /dev/urandom > /mnt/j && chattr +j /mnt/j && sync || fail "chattr +j"

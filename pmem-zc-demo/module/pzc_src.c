@@ -33,16 +33,18 @@
  * them: a filesystem that shares extents (XFS, btrfs: FIDEDUPERANGE needs no
  * writer) or moves blocks on its own (f2fs, nilfs2 garbage collection) could
  * hand them to another file under a send. So file sources are taken from
- * ext2/3/4 only (EOPNOTSUPP elsewhere), and there only from DAX files
- * (IS_DAX()): the files whose read(2) returns the bytes of their blocks on
- * pmem as they lie (dax_iomap_rw()). ext4 makes no file DAX whose bytes
- * read(2) checks or transforms on the way (fs-verity, encryption), that it
- * journals (data=journal or the inode flag: bmap() would flush the whole
- * journal each time, which FIBMAP keeps to CAP_SYS_RAWIO) or that keeps data
- * in its inode; a non-DAX file is read through the page cache, which
- * sendfile(2) already sends by reference. bmap() returns 0 both for a hole
- * and for data the filesystem cannot name: SEEK_DATA tells them apart, and
- * the latter is refused with EOPNOTSUPP instead of being sent as zeros.
+ * ext2/3/4 only, as ext4's driver mounts them (EOPNOTSUPP elsewhere, and
+ * from ext2's own driver, which gives DAX files no bmap()), and there
+ * only from DAX files (IS_DAX()): the files whose read(2) returns the
+ * bytes of their blocks on pmem as they lie (dax_iomap_rw()). ext4 makes
+ * no file DAX whose bytes read(2) checks or transforms on the way
+ * (fs-verity, encryption), that it journals (data=journal or the inode
+ * flag: bmap() would flush the whole journal each time, which FIBMAP keeps
+ * to CAP_SYS_RAWIO) or that keeps data in its inode; a non-DAX file is
+ * read through the page cache, which sendfile(2) already sends by
+ * reference. bmap() returns 0 both for a hole and for data the filesystem
+ * cannot name: SEEK_DATA tells them apart, and the latter is refused with
+ * EOPNOTSUPP instead of being sent as zeros.
  *
  * A disk or partition source is read as read(2) of it at the time would: a
  * writer of the disk (or a filesystem on it) may change bytes while they
@@ -94,9 +96,10 @@ static int pzc_src_sync_bdev(struct block_device *bdev)
 /*
  * What read(2) of the file refuses before it reads a byte, a send refuses
  * too: a read of no bytes asks the filesystem (ext4's EIO once it is shut
- * down, by its shutdown ioctl or an error under errors=remount-ro, which
- * neither bmap() nor the block mapping checks), reads no block and
- * touches no time stamp.
+ * down: by its shutdown ioctl, and on 6.12 by an error under
+ * errors=remount-ro; neither bmap() nor the block mapping checks), reads
+ * no block and touches no time stamp. @file is ext4's (the caller's
+ * checks), whose ->read_iter exists.
  */
 static int pzc_src_readable(struct file *file)
 {
