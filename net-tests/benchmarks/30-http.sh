@@ -3,9 +3,11 @@
 # pmem-zc serve on ext4 -o dax (pages=devmap, bodies by PMEM_ZC_IOC_SEND);
 # nginx (Debian's, sendfile on) on the same DAX files (on 6.12's lab
 # kernel with fs.dax_splice_read 1: its DAX splice series sends them by
-# reference); there, nginx again with fs.dax_splice_read 0 (nginx-daxcopy: the copy every other
-# kernel makes); nginx on the same files on ext4 without DAX, page cache
-# warm. Files: one of 1 MiB, one of
+# reference); there, nginx again with fs.dax_splice_read 0 (nginx-daxcopy:
+# the copy every other kernel makes) and pmem-zc serve with it 1
+# (pmemzc-splice: --body auto then sends by sendfile(2), by reference,
+# without the module); nginx on the same files on ext4 without DAX, page
+# cache warm. Files: one of 1 MiB, one of
 # 64 MiB, 1000 of 64 KiB (s) and 1000 of 4 KiB (s4k) (wrk walks them); 1
 # and 16 connections, 4 s each. No access log on either side (nginx's
 # access_log off, serve's --access-log off); serve with its open-file
@@ -15,7 +17,7 @@
 # holds (MiB above the level before the server started). In $T/raw.txt.
 # HTTP_SERVERS, HTTP_FILES: a subset of the servers and files (all by
 # default), e.g. HTTP_SERVERS="pmemzc nginx-pc" HTTP_FILES="s4k s f1M".
-TEST_TIMEOUT=3600
+TEST_TIMEOUT=5400
 BENCH_REPS=${BENCH_REPS:-5}
 
 test_run() {
@@ -43,23 +45,15 @@ wrk_bytes() { sed -n 's/.* requests in [0-9.]*s, \([0-9.]*\)\([KMGT]*\)B read.*/
 wrk_secs() { sed -n 's/.* requests in \([0-9.]*\)s, .*/\1/p' /work/wrk.$1; }
 n=1
 # nginx-daxcopy where the kernel has the DAX splice series
-SCTL=/proc/sys/fs/dax_splice_read
 SERVERS="pmemzc nginx-dax nginx-pc"
-[ -e $SCTL ] && SERVERS="pmemzc nginx-dax nginx-daxcopy nginx-pc"
+[ -e $HTTP_SCTL ] && SERVERS="pmemzc pmemzc-splice nginx-dax nginx-daxcopy nginx-pc"
 [ -n "$ONLY_SERVERS" ] && SERVERS=$ONLY_SERVERS
 for rep in $(seq $REPS); do
 	for srv in $SERVERS; do
 		sync; echo 3 > /proc/sys/vm/drop_caches
 		[ $srv = nginx-pc ] && cat /mnt/pc/f1M /mnt/pc/f64M /mnt/pc/s/* /mnt/pc/s4k/* > /dev/null
 		c0=$(cached)
-		case $srv in
-		pmemzc) $ZC serve --root /mnt/dax --port 8080 --access-log off > /tmp/serve.out 2>&1 & s=$! ;;
-		nginx-dax|nginx-daxcopy)
-			[ -e $SCTL ] && { [ $srv = nginx-daxcopy ] && echo 0 || echo 1; } > $SCTL
-			nginx_conf /mnt/dax; $NGINX || fail "nginx" ;;
-		nginx-pc) nginx_conf /mnt/pc; $NGINX || fail "nginx" ;;
-		esac
-		wait_for 10 listening 8080 || fail "$srv not listening"
+		http_server_start $srv || fail "$srv did not start"
 		for files in $FILES; do
 			for conns in 1 16; do
 				path=/$files
@@ -77,20 +71,19 @@ for rep in $(seq $REPS); do
 				n=$((n + 1))
 			done
 		done
+		http_server_stop $srv
+		# the open-file cache must have served
 		case $srv in
-		pmemzc) kill -TERM $s; wait $s
-			# the open-file cache must have served
-			grep -q 'open-file cache: hits=[1-9]' /tmp/serve.out || fail "open-file cache: $(cat /tmp/serve.out)" ;;
-		*) nginx_stop ;;
+		pmemzc*) grep -q 'open-file cache: hits=[1-9]' /tmp/serve.out ||
+			fail "open-file cache: $(cat /tmp/serve.out)" ;;
 		esac
-		[ -e $SCTL ] && echo 0 > $SCTL
 	done
 	echo "repetition $rep done"
 done
 echo end > /work/req.$n
 umount /mnt/dax /mnt/pc && rmmod pmem_zc && rmmod prd || fail "teardown"
 JOB
-	vm_run2 "$T" 3500 600 || return 1
+	vm_run2 "$T" 5300 600 || return 1
 	[ -s "$T/raw.txt" ] || { echo "no figures"; return 1; }
 	echo "# $(grep -c . "$T/raw.txt") figures in $T/raw.txt"
 }

@@ -136,6 +136,60 @@ CONF
 nginx_start() { $NGINX && wait_for 10 listening 8080; }
 nginx_stop() { $NGINX -s stop; wait_for 10 sh -c '! pidof nginx'; }
 
+# http_server_start SRV: one of the HTTP benchmarks' servers (30-http,
+# 31-http-profile) on port 8080, started and listening: pmemzc (pmem-zc
+# serve on /mnt/dax, its open-file cache, no access log, bodies by the
+# module: its banner must say "bodies zero-copy"; its pid in
+# HTTP_SERVE_PID, its output in /tmp/serve.out), pmemzc-splice (the same
+# with fs.dax_splice_read 1, a kernel with the DAX splice series: its
+# --body auto must say it sends by sendfile(2), by reference, without the
+# module), nginx-dax (nginx on /mnt/dax; fs.dax_splice_read 1 where the
+# kernel has the series), nginx-daxcopy (the same with it 0), nginx-pc
+# (nginx on /mnt/pc). Otherwise it says why, stops what it started (and
+# sets fs.dax_splice_read back to 0) and returns 1.
+# http_server_stop SRV: stops it (pmem-zc serve by SIGTERM, waited for)
+# and sets fs.dax_splice_read back to 0.
+HTTP_SCTL=/proc/sys/fs/dax_splice_read
+http_server_start() {
+	local why=
+	case $1 in
+	pmemzc|pmemzc-splice)
+		if [ $1 = pmemzc-splice ]; then
+			[ -e $HTTP_SCTL ] || { echo "$1: no $HTTP_SCTL (no DAX splice series)"; return 1; }
+			echo 1 > $HTTP_SCTL
+		fi
+		$ZC serve --root /mnt/dax --port 8080 --access-log off > /tmp/serve.out 2>&1 &
+		HTTP_SERVE_PID=$!
+		# its banner comes after listen(): wait for the banner
+		if ! wait_for 10 grep -q ' bodies ' /tmp/serve.out; then
+			why="no banner: $(cat /tmp/serve.out)"
+		elif [ $1 = pmemzc ] && ! grep -q 'bodies zero-copy' /tmp/serve.out; then
+			why="bodies not by the module: $(cat /tmp/serve.out)"
+		elif [ $1 = pmemzc-splice ] && ! grep -q 'bodies by sendfile(2)' /tmp/serve.out; then
+			why="bodies not by sendfile(2): $(cat /tmp/serve.out)"
+		fi ;;
+	nginx-dax|nginx-daxcopy|nginx-pc)
+		if [ -e $HTTP_SCTL ] && [ $1 != nginx-pc ]; then
+			if [ $1 = nginx-dax ]; then echo 1; else echo 0; fi > $HTTP_SCTL
+		fi
+		if [ $1 = nginx-pc ]; then nginx_conf /mnt/pc; else nginx_conf /mnt/dax; fi
+		$NGINX || why="nginx did not start: $(tail -2 /tmp/nginx/error.log 2>/dev/null)" ;;
+	*) echo "no HTTP server $1 (pmemzc, pmemzc-splice, nginx-dax, nginx-daxcopy, nginx-pc)"; return 1 ;;
+	esac
+	[ -n "$why" ] || wait_for 10 listening 8080 || why="not listening on 8080 in 10 s"
+	[ -z "$why" ] && return 0
+	echo "$1: $why"
+	http_server_stop $1 > /dev/null 2>&1
+	return 1
+}
+http_server_stop() {
+	case $1 in
+	pmemzc*) kill -TERM $HTTP_SERVE_PID; wait $HTTP_SERVE_PID ;;
+	*) nginx_stop ;;
+	esac
+	if [ -e $HTTP_SCTL ]; then echo 0 > $HTTP_SCTL; fi
+}
+
 # --- benchmarks -----------------------------------------------------------
 # cpu_busy: busy jiffies (USER_HZ, 100/s) of all CPUs: user, nice, system,
 # irq, softirq; what a sender costs the machine, kernel threads included
