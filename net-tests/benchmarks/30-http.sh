@@ -44,7 +44,7 @@ wrk_bytes() { sed -n 's/.* requests in [0-9.]*s, \([0-9.]*\)\([KMGT]*\)B read.*/
 	       if ($2 == "G") m = 1073741824; if ($2 == "T") m = 1099511627776; printf "%.0f", $1 * m }'; }
 wrk_secs() { sed -n 's/.* requests in \([0-9.]*\)s, .*/\1/p' /work/wrk.$1; }
 n=1
-# nginx-daxcopy where the kernel has the DAX splice series
+# nginx-daxcopy and pmemzc-splice where the kernel has the DAX splice series
 SERVERS="pmemzc nginx-dax nginx-pc"
 [ -e $HTTP_SCTL ] && SERVERS="pmemzc pmemzc-splice nginx-dax nginx-daxcopy nginx-pc"
 [ -n "$ONLY_SERVERS" ] && SERVERS=$ONLY_SERVERS
