@@ -94,6 +94,8 @@ check_line "ok - a file of another user: EPERM; its owner sends it"
 # root, then becomes nobody (--user), and sends root's 0644 file
 chown root /mnt/g
 ST=/sys/class/misc/pmem_zc/stats
+# moved: the module's bytes sent or copied so far
+moved() { echo $(( $(cat $ST/bytes_ref) + $(cat $ST/bytes_copied) )); }
 s0=$(cat $ST/sends) p0=$(cat $ST/err_perm)
 $ZC serve --root /mnt --bind 127.0.0.1 --port 5010 --user nobody --count 1 --access-log - > /tmp/srv.out 2>&1 & sp=$!
 wait_for 10 listening 5010 || fail "serve --user nobody: $(cat /tmp/srv.out)"
@@ -137,19 +139,17 @@ exec 4< /mnt/g
 $BIN/zc_sendtest once - $S 65536 <&4 > /tmp/once 2>&1 || fail "send before the shutdown: $(cat /tmp/once)"
 xfs_io -x -c 'shutdown -f' /mnt || fail "shutdown"
 cat <&4 > /dev/null 2>&1 && fail "cat read the open file of a shut-down filesystem"
-b0=$(( $(cat $ST/bytes_ref) + $(cat $ST/bytes_copied) ))
+b0=$(moved)
 $BIN/zc_sendtest once - $S 65536 <&4 > /tmp/once 2>&1 && fail "a file of a shut-down filesystem was sent: $(cat /tmp/once)"
 exec 4<&-
 grep -q '^error Input/output error$' /tmp/once || fail "shut down: $(cat /tmp/once)"
-[ $(( $(cat $ST/bytes_ref) + $(cat $ST/bytes_copied) )) = $b0 ] || fail "shut down: bytes moved"
+[ "$(moved)" = "$b0" ] || fail "shut down: $(( $(moved) - b0 )) bytes moved"
 check_line "ok - a shut-down filesystem: cat of an open file and a send from it both fail with EIO, nothing moves"
 
 umount /mnt
 
 # Refused: files that are not DAX. Each send must fail with EOPNOTSUPP and
 # move no byte (the module's byte counters stay where they were).
-Z=/sys/class/misc/pmem_zc/stats
-moved() { echo $(( $(cat $Z/bytes_ref) + $(cat $Z/bytes_copied) )); }
 # refused FILE: the send of FILE fails with EOPNOTSUPP and moves nothing
 refused() {
 	b0=$(moved)
