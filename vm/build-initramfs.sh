@@ -19,8 +19,8 @@ kdir=$(kernel_dir "$flavour")
 [ -e "$kdir/.pmemzc-done" ] || die "no $flavour kernel: run vm/build-kernel.sh $flavour"
 
 TOOLS=(dd kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl mke2fs mkfs.ext4
-       e2fsck dumpe2fs filefrag chattr sfdisk mkfs.xfs xfs_io curl wget wrk fsverity ip)
-PKGS=(coreutils kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk xfsprogs curl wget wrk fsverity iproute2)
+       e2fsck dumpe2fs filefrag chattr sfdisk mkfs.xfs xfs_io curl wget wrk fsverity ip setpriv)
+PKGS=(coreutils kmod iperf3 socat nbd-client nbd-server fio ndctl daxctl e2fsprogs fdisk xfsprogs curl wget wrk fsverity iproute2 util-linux)
 # out of Debian's .debs, never installed on the host: a static busybox, and
 # nginx (the yardstick of make bench's HTTP rows)
 busybox=$("$PMEMZC_TOP/vm/get-deb-file.sh" busybox-static /bin/busybox)
