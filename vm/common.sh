@@ -92,12 +92,15 @@ splat_lines() {
 # patch, the wake-up a direct I/O bio's release owes a waiting layout
 # break), our fix of the XFS two-inode
 # layout break that spins on a busy page (xfs-dax-wait/, for mainline
-# first), on 6.12 the DAX splice_read series (dax-splice/, an RFC for
-# mainline: sendfile(2) and splice(2) of DAX files by reference) and the
-# lab's debugfs switches that turn the busy-page fix and the splice's
-# mapping entries off (lab/, never sent anywhere). A version without a
-# series' folder skips it.
-KSERIES=". fsdax-busy xfs-dax-wait dax-splice lab"
+# first), the refusal of EXT4_IOC_MOVE_EXT with a DAX donor
+# (ext4-move-ext-dax/, for mainline and stable), the other paths that
+# dropped busy DAX entries and a device unbound under pages in flight
+# (fsdax-holes/, for mainline and stable), on 6.12 the DAX splice_read
+# series (dax-splice/, an RFC for mainline: sendfile(2) and splice(2) of
+# DAX files by reference) and the lab's debugfs switches that turn the
+# busy-page fix and the splice's mapping entries off (lab/, never sent
+# anywhere). A version without a series' folder skips it.
+KSERIES=". fsdax-busy xfs-dax-wait ext4-move-ext-dax fsdax-holes dax-splice lab"
 kernel_paths() {
 	local flavour=$1 cfgdir=$PMEMZC_TOP/vm/config p s srckey key
 	check_kernel_version

@@ -48,8 +48,10 @@
  * standard input; prints "delivered BYTES DIFFER" when OUT is written,
  * DIFFER being how many of them are not the bytes FILE held when the
  * references were taken (a copy is kept; with random data about 1 in 256
- * matches by chance). The O_DIRECT modes wait (10 s at most) for DEV's
- * in-flight count to show the request before they unmap, and fail if the
+ * matches by chance), and when a read of what holds them failed, "read:
+ * ERROR" after it (the bytes before the failure delivered). The O_DIRECT
+ * modes wait (10 s at most) for DEV's in-flight count to show the request
+ * before they unmap, and fail if the
  * call, once released, did not move all LEN bytes. Exits 0 when OUT has
  * all BYTES, 1 on any error (with the call that failed), 2 on bad usage.
  */
@@ -93,7 +95,7 @@ static int deliver(int fd, size_t len, const char *out)
 {
 	static unsigned char buf[1 << 16];
 	size_t got = 0, differ = 0, i;
-	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), err = 0;
 
 	if (o < 0)
 		fail(out);
@@ -103,8 +105,10 @@ static int deliver(int fd, size_t len, const char *out)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			fail("read");
+		if (n < 0) {
+			err = errno;
+			break;
+		}
 		if (n == 0)
 			break;
 		if (write(o, buf, n) != n)
@@ -116,6 +120,8 @@ static int deliver(int fd, size_t len, const char *out)
 	if (close(o))
 		fail("close");
 	printf("delivered %zu %zu\n", got, differ);
+	if (err)
+		printf("read: %s\n", strerror(err));
 	fflush(stdout);
 	return got == len ? 0 : 1;
 }

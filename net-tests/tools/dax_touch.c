@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dax_touch FILE [write | at OFFSET]: map FILE shared and read its first
- * byte (or the byte at OFFSET), or with "write" fill the whole mapping with
- * random bytes and msync(MS_SYNC) it.
+ * dax_touch FILE [write | at OFFSET | poison OFFSET]: map FILE shared and
+ * read its first byte (or the byte at OFFSET), or with "write" fill the
+ * whole mapping with random bytes and msync(MS_SYNC) it, or with "poison"
+ * read the byte at OFFSET and inject a memory failure into its page
+ * (madvise(MADV_HWPOISON): CAP_SYS_ADMIN, CONFIG_MEMORY_FAILURE), which
+ * prints "poisoned" (the SIGBUS the kernel then sends the process that
+ * maps the page included).
  * A SIGBUS (a DAX fault on a bad block) prints "SIGBUS" and exits 3;
  * other failures print the call and errno and exit 1.
  */
@@ -17,11 +21,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* set once the page is read and the injection asked for */
+static volatile sig_atomic_t injecting;
+
 static void on_sigbus(int sig)
 {
-	static const char msg[] = "SIGBUS\n";
+	static const char msg[] = "SIGBUS\n", done[] = "poisoned\n";
 
 	(void)sig;
+	if (injecting) {
+		if (write(STDOUT_FILENO, done, sizeof(done) - 1) < 0)
+			_exit(4);
+		_exit(0);
+	}
 	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
 		_exit(4);
 	_exit(3);
@@ -30,16 +42,17 @@ static void on_sigbus(int sig)
 int main(int argc, char **argv)
 {
 	int wr = argc == 3 && !strcmp(argv[2], "write");
+	int poison = argc == 4 && !strcmp(argv[2], "poison");
 	size_t i, at = 0;
 	volatile char *p;
 	struct stat st;
 	ssize_t n;
 	int fd;
 
-	if (argc == 4 && !strcmp(argv[2], "at"))
+	if (argc == 4 && (!strcmp(argv[2], "at") || poison))
 		at = strtoull(argv[3], NULL, 0);
 	else if (argc < 2 || argc > 3 || (argc == 3 && !wr)) {
-		fprintf(stderr, "usage: %s FILE [write | at OFFSET]\n", argv[0]);
+		fprintf(stderr, "usage: %s FILE [write | at OFFSET | poison OFFSET]\n", argv[0]);
 		return 2;
 	}
 	signal(SIGBUS, on_sigbus);
@@ -53,6 +66,16 @@ int main(int argc, char **argv)
 	if (p == MAP_FAILED) {
 		perror("mmap");
 		return 1;
+	}
+	if (poison) {
+		(void)p[at];
+		injecting = 1;
+		if (madvise((char *)p + (at & ~(size_t)4095), 4096, MADV_HWPOISON)) {
+			perror("madvise(MADV_HWPOISON)");
+			return 1;
+		}
+		printf("poisoned\n");
+		return 0;
 	}
 	if (!wr) {
 		printf("read %d\n", p[at]);
