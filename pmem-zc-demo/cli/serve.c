@@ -603,7 +603,7 @@ static const char *priv_str(const struct priv_id *id)
 /*
  * What needs root is opened before the drop to @id (when set): the socket
  * (a port below 1024), and each worker's own /dev/pmem_zc (the device is
- * root's; a file descriptor keeps what its opener could do).
+ * root's; the module gives its holder no right of root's over files).
  */
 static int open_privileged(const struct serve_cfg *cfg, const struct priv_id *id,
 			   struct xfer **xs)

@@ -115,17 +115,15 @@ struct pzc_extent {
 	u64		len;
 };
 
-int pzc_src_get(struct pzc_src *src, const struct file *dev, int fd,
-		u64 offset, u64 length);
+int pzc_src_get(struct pzc_src *src, int fd, u64 offset, u64 length);
 void pzc_src_put(struct pzc_src *src);
 /* no more extents will be looked up: the private open for SEEK_DATA goes */
 void pzc_src_put_seek(struct pzc_src *src);
 int pzc_src_extent(struct pzc_src *src, u64 pos, u64 len,
 		   struct pzc_extent *ext);
 
-long pzc_send(struct pzc_ctx *ctx, const struct file *dev,
-	      struct pmem_zc_send *a);
-long pzc_copy(const struct file *dev, struct pmem_zc_copy *a);
+long pzc_send(struct pzc_ctx *ctx, struct pmem_zc_send *a);
+long pzc_copy(struct pmem_zc_copy *a);
 int pzc_copy_init(void);
 void pzc_copy_exit(void);
 

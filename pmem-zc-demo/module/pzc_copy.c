@@ -382,7 +382,6 @@ static int pzc_copy_wait(struct pzc_copy_op *op)
 
 /**
  * pzc_copy - PMEM_ZC_IOC_COPY
- * @dev: the ioctl's file
  * @a: the caller's struct, in fields checked, out fields zeroed
  *
  * Return: 0 when bytes were written (@a->error says why not all, e.g. a
@@ -391,7 +390,7 @@ static int pzc_copy_wait(struct pzc_copy_op *op)
  * A fatal signal returns -EINTR at once; the copy lets go of its source and
  * target when its bios have ended.
  */
-long pzc_copy(const struct file *dev, struct pmem_zc_copy *a)
+long pzc_copy(struct pmem_zc_copy *a)
 {
 	struct pzc_copy_op *op;
 	int ret;
@@ -401,7 +400,7 @@ long pzc_copy(const struct file *dev, struct pmem_zc_copy *a)
 	op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
 	if (!op)
 		return -ENOMEM;
-	ret = pzc_src_get(&op->src, dev, a->src_fd, a->offset, a->length);
+	ret = pzc_src_get(&op->src, a->src_fd, a->offset, a->length);
 	if (ret)
 		goto out_src;
 	op->bounce = (a->flags & PMEM_ZC_F_COPY) ||

@@ -255,7 +255,7 @@ static long pzc_ioctl_send(struct file *file, unsigned int cmd,
 	a.cookie = 0;
 	a.bytes_queued = 0;
 	a.error = 0;
-	ret = pzc_send(file->private_data, file, &a);
+	ret = pzc_send(file->private_data, &a);
 	return pzc_put_arg(uarg, cmd, &a, sizeof(a), ret, pzc_send_failure(ret, &a));
 }
 
@@ -277,7 +277,7 @@ static long pzc_ioctl_copy(struct file *file, unsigned int cmd,
 	a.bytes_copied = 0;
 	a.bios = 0;
 	a.error = 0;
-	ret = pzc_copy(file, &a);
+	ret = pzc_copy(&a);
 	return pzc_put_arg(uarg, cmd, &a, sizeof(a), ret, ret ?: -(long)a.error);
 }
 

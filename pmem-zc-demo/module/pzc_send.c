@@ -362,13 +362,11 @@ static struct socket *pzc_send_sock(int fd, int *err)
 /**
  * pzc_send - PMEM_ZC_IOC_SEND
  * @ctx: the context of the ioctl's file
- * @dev: the ioctl's file
  * @a: the caller's struct, in fields checked, out fields zeroed
  *
  * Return: 0 when bytes were queued (a completion follows), else -errno.
  */
-long pzc_send(struct pzc_ctx *ctx, const struct file *dev,
-	      struct pmem_zc_send *a)
+long pzc_send(struct pzc_ctx *ctx, struct pmem_zc_send *a)
 {
 	struct pzc_send_op *op;
 	struct socket *sock;
@@ -383,7 +381,7 @@ long pzc_send(struct pzc_ctx *ctx, const struct file *dev,
 		ret = -ENOMEM;
 		goto out_sock;
 	}
-	ret = pzc_src_get(&op->src, dev, a->src_fd, a->offset, a->length);
+	ret = pzc_src_get(&op->src, a->src_fd, a->offset, a->length);
 	if (ret)
 		goto out_src;
 	ret = pzc_ctx_admit(ctx, a->length, &admitted);

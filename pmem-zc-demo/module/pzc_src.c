@@ -26,8 +26,10 @@
  * running executable) for the whole life of the operation: truncate,
  * write, fallocate and extent moves fail with ETXTBSY until its completion.
  * Since that lets the caller block writers of the file, only the file's
- * owner (or CAP_SYS_RAWIO, what FIBMAP asks for: the caller's, or that of
- * the opener of the caller's /dev/pmem_zc file) may use it as a source.
+ * owner (or the caller with CAP_SYS_RAWIO, what FIBMAP asks for) may use it
+ * as a source. The caller's: not that of whoever opened its /dev/pmem_zc
+ * file, which a process that dropped its privileges (serve --user) or was
+ * handed the descriptor (SCM_RIGHTS) would otherwise keep using.
  *
  * Write denial keeps a file's blocks only where nothing else moves or frees
  * them: a filesystem that shares extents (XFS, btrfs: FIDEDUPERANGE needs no
@@ -114,7 +116,7 @@ static int pzc_src_readable(struct file *file)
 	return ret < 0 ? ret : 0;
 }
 
-static int pzc_src_get_file(struct pzc_src *src, const struct file *dev)
+static int pzc_src_get_file(struct pzc_src *src)
 {
 	struct file *file = src->file;
 	struct inode *inode = file_inode(file);
@@ -135,12 +137,10 @@ static int pzc_src_get_file(struct pzc_src *src, const struct file *dev)
 		return -EOPNOTSUPP;
 	/*
 	 * A send write-denies the file: the owner's to give, or the right of
-	 * CAP_SYS_RAWIO, the caller's or the device file's opener's (a
-	 * server that opened /dev/pmem_zc as root and then dropped to its
-	 * user, as a socket bound below 1024 keeps working after the drop).
+	 * a caller with CAP_SYS_RAWIO (the caller's own: a device file opened
+	 * by root gives its holder no right over other users' files).
 	 */
 	if (!pzc_file_owned_by(file, current_fsuid()) &&
-	    !file_ns_capable(dev, &init_user_ns, CAP_SYS_RAWIO) &&
 	    !capable(CAP_SYS_RAWIO))
 		return -EPERM;
 	ret = deny_write_access(file);
@@ -157,19 +157,18 @@ static int pzc_src_get_file(struct pzc_src *src, const struct file *dev)
 /**
  * pzc_src_get - take the source of an operation
  * @src: filled in; pzc_src_put() it in every case
- * @dev: the caller's file of /dev/pmem_zc (its opener's credentials)
  * @fd: the caller's file descriptor of the source
  * @offset: first byte the operation reads
  * @length: bytes it reads, > 0
  *
  * Return: 0; -EBADF (not open for reading), -ENODEV (not a prd disk or a
- * file on one), -EPERM (a file not the caller's), -ETXTBSY (a file open for
- * writing), -EOPNOTSUPP (not a DAX file on ext2/3/4), -EISDIR, -EINVAL,
+ * file on one), -EPERM (a file not the caller's, and no CAP_SYS_RAWIO),
+ * -ETXTBSY (a file open for writing), -EOPNOTSUPP (not a DAX file on
+ * ext2/3/4), -EISDIR, -EINVAL,
  * -ERANGE (beyond the end), or what rw_verify_area(), a read of no bytes
  * of a file (-EIO: its filesystem shut down) or a disk's writeback said.
  */
-int pzc_src_get(struct pzc_src *src, const struct file *dev, int fd,
-		u64 offset, u64 length)
+int pzc_src_get(struct pzc_src *src, int fd, u64 offset, u64 length)
 {
 	struct inode *inode;
 	loff_t pos = offset;
@@ -195,7 +194,7 @@ int pzc_src_get(struct pzc_src *src, const struct file *dev, int fd,
 			return src->mode;
 		src->size = bdev_nr_bytes(src->bdev);
 	} else if (S_ISREG(inode->i_mode)) {
-		ret = pzc_src_get_file(src, dev);
+		ret = pzc_src_get_file(src);
 		if (ret)
 			return ret;
 	} else {

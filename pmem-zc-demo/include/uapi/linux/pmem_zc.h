@@ -10,8 +10,9 @@
  * read(2) checks or transforms their bytes); its bytes leave as the pmem
  * pages themselves (by reference) when the disk has struct pages, and by
  * copy otherwise or with PMEM_ZC_F_COPY. A file source must be the
- * caller's, or the caller or the opener of its /dev/pmem_zc file must have
- * CAP_SYS_RAWIO: else EPERM. A disk source is read as read(2) of
+ * caller's, or the caller must have CAP_SYS_RAWIO (its own: a /dev/pmem_zc
+ * file opened by root gives its holder no such right): else EPERM. A disk
+ * source is read as read(2) of
  * it would be while the bytes are in flight.
  *
  * Sends are asynchronous, as MSG_ZEROCOPY: PMEM_ZC_IOC_SEND returns once
